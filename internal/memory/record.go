@@ -1,0 +1,20 @@
+package memory
+
+// Record kinds of the interchange format.
+const (
+	KindSession     = "session"
+	KindObservation = "observation"
+	KindSummary     = "summary"
+	KindPrompt      = "prompt"
+)
+
+// Record is one line of the interchange format: exactly one of the pointers
+// is set, as Kind says. Line is its line number in the file it came from.
+type Record struct {
+	Line        int
+	Kind        string
+	Session     *Session
+	Observation *Observation
+	Summary     *Summary
+	Prompt      *Prompt
+}

@@ -1,0 +1,112 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on observation fields; longer input is rejected rather than cut, so
+// nothing is silently lost.
+const (
+	MaxTitleLen     = 500
+	MaxTextLen      = 64 << 10
+	MaxListItems    = 200
+	MaxSessionIDLen = 200
+)
+
+// ValidateSessionID checks an editor session id.
+func ValidateSessionID(field, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return Invalid(field, "a non-empty session id", "")
+	}
+	if len(id) > MaxSessionIDLen || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
+		return Invalid(field, "a session id of at most 200 characters on one line", id)
+	}
+	return nil
+}
+
+// Normalize trims text fields and removes blank and repeated list items, so
+// that the same content always hashes the same.
+func (o *Observation) Normalize() {
+	o.Title = strings.TrimSpace(o.Title)
+	o.Subtitle = strings.TrimSpace(o.Subtitle)
+	o.Narrative = strings.TrimSpace(o.Narrative)
+	o.Facts = CleanList(o.Facts)
+	o.Concepts = CleanList(o.Concepts)
+	o.FilesRead = CleanList(o.FilesRead)
+	o.FilesModified = CleanList(o.FilesModified)
+}
+
+// Validate checks an observation before it is stored. Call Normalize first.
+func (o *Observation) Validate() error {
+	if err := ValidateSessionID("session", o.SessionID); err != nil {
+		return err
+	}
+	if !o.Type.Valid() {
+		return Invalid("type", "one of "+TypeList(), string(o.Type))
+	}
+	if o.Title == "" {
+		return Invalid("title", "non-empty text", "")
+	}
+	if utf8.RuneCountInString(o.Title) > MaxTitleLen {
+		return Invalid("title", "at most 500 characters", o.Title)
+	}
+	for _, f := range []struct {
+		name, v string
+	}{{"subtitle", o.Subtitle}, {"narrative", o.Narrative}} {
+		if len(f.v) > MaxTextLen {
+			return Invalid(f.name, "at most 64 KiB of text", "")
+		}
+	}
+	for _, l := range []struct {
+		name string
+		v    []string
+	}{{"facts", o.Facts}, {"concepts", o.Concepts}, {"files_read", o.FilesRead}, {"files_modified", o.FilesModified}} {
+		if len(l.v) > MaxListItems {
+			return Invalid(l.name, "at most 200 items", "")
+		}
+	}
+	if o.PromptNumber < 0 {
+		return Invalid("prompt_number", "a number >= 0", "")
+	}
+	return nil
+}
+
+// Hash returns the content hash that identifies the same observation within a
+// session: its type and every text and list field, but not who or when.
+func (o *Observation) Hash() string {
+	h := sha256.New()
+	write := func(s string) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	write(string(o.Type))
+	write(o.Title)
+	write(o.Subtitle)
+	write(o.Narrative)
+	for _, l := range [][]string{o.Facts, o.Concepts, o.FilesRead, o.FilesModified} {
+		for _, s := range l {
+			write(s)
+		}
+		h.Write([]byte{1})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CleanList trims items, drops empty ones and repeats, and keeps the order.
+// It never returns nil, so lists encode as [] rather than null.
+func CleanList(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
+}

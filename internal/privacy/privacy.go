@@ -1,0 +1,93 @@
+// Package privacy removes what must never reach the database: text the user
+// marked <private>, and secrets that look like API keys, tokens, private keys
+// or passwords.
+package privacy
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Redacted replaces a secret in stored text.
+const Redacted = "[REDACTED]"
+
+const (
+	openTag  = "<private>"
+	closeTag = "</private>"
+)
+
+// secretPatterns are the shapes of common credentials. Prefixes follow each
+// provider's published token formats (GitHub ghp_/gho_/ghs_/ghu_/ghr_ and
+// github_pat_, OpenAI sk-, Anthropic sk-ant-, AWS AKIA/ASIA, Slack xox?-,
+// Google AIza, Stripe sk_/rk_ live/test, GitLab glpat-).
+var secretPatterns = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), Redacted},
+	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b`), Redacted},
+	{regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`), Redacted},
+	{regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), Redacted},
+	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`), Redacted},
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), Redacted},
+	{regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), Redacted},
+	{regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`), Redacted},
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), Redacted},
+	{regexp.MustCompile(`(?i)\b(Bearer\s+)[A-Za-z0-9_\-\.=]{20,}`), "${1}" + Redacted},
+}
+
+// assignment matches password=..., api_key: "...", secret_token=..., keeping
+// the name and replacing the value.
+var assignment = regexp.MustCompile(`(?i)\b([A-Za-z0-9_\-]*(?:password|passwd|pwd|secret|api[_\-]?key|access[_\-]?key|auth[_\-]?token|token)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&"']+)`)
+
+// Filter returns text with private parts removed and secrets redacted. An
+// unclosed <private> hides everything after it. Tags match in any case.
+func Filter(text string) string {
+	return Redact(StripPrivate(text))
+}
+
+// StripPrivate removes every <private>...</private> part.
+func StripPrivate(text string) string {
+	lower := strings.ToLower(text)
+	if !strings.Contains(lower, openTag) {
+		return text
+	}
+	var b strings.Builder
+	i := 0
+	for {
+		j := strings.Index(lower[i:], openTag)
+		if j < 0 {
+			b.WriteString(text[i:])
+			break
+		}
+		b.WriteString(text[i : i+j])
+		rest := i + j + len(openTag)
+		k := strings.Index(lower[rest:], closeTag)
+		if k < 0 {
+			break
+		}
+		i = rest + k + len(closeTag)
+		// Keep one space where the removed part sat between two words.
+		if i < len(text) && text[i] == ' ' && b.Len() > 0 && strings.HasSuffix(b.String(), " ") {
+			i++
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Redact replaces secrets by [REDACTED].
+func Redact(text string) string {
+	for _, p := range secretPatterns {
+		text = p.re.ReplaceAllString(text, p.repl)
+	}
+	return assignment.ReplaceAllStringFunc(text, func(m string) string {
+		sub := assignment.FindStringSubmatch(m)
+		if sub[2] == Redacted {
+			return m
+		}
+		return sub[1] + Redacted
+	})
+}
+
+// IsEmpty reports whether nothing but white space is left of a filtered text.
+func IsEmpty(text string) bool { return strings.TrimSpace(text) == "" }

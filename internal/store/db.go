@@ -1,0 +1,205 @@
+// Package store keeps mem's memory in one SQLite file. It is the only package
+// that speaks SQL: it opens the file with the right pragmas, migrates it, and
+// offers repositories over sessions, observations, summaries, prompts and
+// pending context.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Errors a caller can act on; the command line maps them to exit code 2.
+var (
+	// ErrNotDatabase: the path exists but is not a SQLite database.
+	ErrNotDatabase = errors.New("not a SQLite database")
+	// ErrIsDirectory: the path names a directory.
+	ErrIsDirectory = errors.New("is a directory")
+	// ErrNewerSchema: the file was written by a newer mem; it is not downgraded.
+	ErrNewerSchema = errors.New("database was written by a newer version of mem")
+	// ErrBusy: the database stayed locked for longer than the busy timeout.
+	ErrBusy = errors.New("database is locked by another process")
+	// ErrReadOnly: the database file or its folder cannot be written.
+	ErrReadOnly = errors.New("database is read-only")
+	// ErrFull: the disk or the file-size limit is full.
+	ErrFull = errors.New("disk is full")
+)
+
+// BusyTimeoutMillis is how long a statement waits for another writer.
+const BusyTimeoutMillis = 5000
+
+// DB is an open mem database.
+type DB struct {
+	x    *sqlx.DB
+	path string
+}
+
+// Options tune Open.
+type Options struct {
+	// BusyTimeout overrides BusyTimeoutMillis (hooks wait less than people).
+	BusyTimeoutMillis int
+	// NoMigrate opens without migrating; used by doctor to inspect as is.
+	NoMigrate bool
+}
+
+// DSN returns the modernc.org/sqlite data source name for path: WAL, a busy
+// timeout, foreign keys and immediate write transactions, set in the DSN so
+// that every pooled connection gets them.
+func DSN(path string, busyMillis int) string {
+	if busyMillis <= 0 {
+		busyMillis = BusyTimeoutMillis
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyMillis))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Set("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at path and migrates it to
+// the current schema. It creates parent folders, refuses a directory, a file
+// that is not SQLite and a schema newer than this binary knows.
+func Open(ctx context.Context, path string, opts Options) (*DB, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
+	}
+	x, err := sqlx.Open("sqlite", DSN(path, opts.BusyTimeoutMillis))
+	if err != nil {
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
+	}
+	db := &DB{x: x, path: path}
+	if !opts.NoMigrate {
+		if err := db.migrate(ctx); err != nil {
+			x.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// checkPath rejects a directory or a non-SQLite file before SQLite sees it,
+// so the file is left untouched, and creates the parent folder of a new file.
+func checkPath(path string) error {
+	if path == "" {
+		return errors.New("database path is empty")
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("database %s: %w", path, ErrIsDirectory)
+	case err == nil:
+		if fi.Size() == 0 {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("opening database %s: %w", path, mapOSError(err))
+		}
+		defer f.Close()
+		head := make([]byte, 16)
+		n, _ := f.Read(head)
+		if n < 16 || string(head) != "SQLite format 3\x00" {
+			return fmt.Errorf("database %s: %w", path, ErrNotDatabase)
+		}
+		return nil
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("creating folder for database %s: %w", path, mapOSError(err))
+		}
+		return nil
+	default:
+		return fmt.Errorf("checking database %s: %w", path, err)
+	}
+}
+
+func mapOSError(err error) error {
+	if errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+	}
+	return err
+}
+
+// Path returns the database file path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database.
+func (db *DB) Close() error { return db.x.Close() }
+
+// SQL exposes the underlying handle to the store's tests and tools.
+func (db *DB) SQL() *sqlx.DB { return db.x }
+
+// tx runs fn in an immediate write transaction and commits it, or rolls back
+// when fn fails. SQLite errors are mapped to the store's errors.
+func (db *DB) tx(ctx context.Context, fn func(*sqlx.Tx) error) error {
+	t, err := db.x.BeginTxx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	if err := fn(t); err != nil {
+		_ = t.Rollback()
+		return mapErr(err)
+	}
+	return mapErr(t.Commit())
+}
+
+// read runs fn in a read-only transaction, so it sees one snapshot.
+func (db *DB) read(ctx context.Context, fn func(*sqlx.Tx) error) error {
+	t, err := db.x.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return mapErr(err)
+	}
+	defer t.Rollback()
+	return mapErr(fn(t))
+}
+
+// mapErr turns SQLite result codes into the store's errors, keeping the
+// original in the chain.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return fmt.Errorf("%w: %v", ErrBusy, err)
+	case sqlite3.SQLITE_NOTADB:
+		return fmt.Errorf("%w: %v", ErrNotDatabase, err)
+	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+	case sqlite3.SQLITE_FULL:
+		return fmt.Errorf("%w: %v", ErrFull, err)
+	}
+	return err
+}
+
+// isUniqueViolation reports a UNIQUE or PRIMARY KEY constraint failure.
+func isUniqueViolation(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code()
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// likeEscape escapes LIKE wildcards; use with ESCAPE '\'.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

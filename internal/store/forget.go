@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// Deleted counts what a forget removed.
+type Deleted struct {
+	Sessions     int64 `json:"sessions"`
+	Observations int64 `json:"observations"`
+	Summaries    int64 `json:"summaries"`
+	Prompts      int64 `json:"prompts"`
+}
+
+// DeleteObservation removes one observation; the triggers remove its index rows.
+func (db *DB) DeleteObservation(ctx context.Context, id int64) (Deleted, error) {
+	var d Deleted
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		d.Observations, _ = res.RowsAffected()
+		if d.Observations == 0 {
+			return fmt.Errorf("observation #%d: %w", id, memory.ErrNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		return Deleted{}, fmt.Errorf("forgetting observation: %w", err)
+	}
+	return d, nil
+}
+
+// DeleteSummary removes one summary.
+func (db *DB) DeleteSummary(ctx context.Context, id int64) (Deleted, error) {
+	var d Deleted
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if d.Summaries, _ = res.RowsAffected(); d.Summaries == 0 {
+			return fmt.Errorf("summary S%d: %w", id, memory.ErrNotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		return Deleted{}, fmt.Errorf("forgetting summary: %w", err)
+	}
+	return d, nil
+}
+
+// DeleteSession removes a session with everything recorded in it.
+func (db *DB) DeleteSession(ctx context.Context, id string) (Deleted, error) {
+	var d Deleted
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		d, err = deleteSessions(ctx, tx, `id = ?`, id)
+		if err == nil && d.Sessions == 0 {
+			err = fmt.Errorf("session %s: %w", id, memory.ErrNotFound)
+		}
+		return err
+	})
+	if err != nil {
+		return Deleted{}, fmt.Errorf("forgetting session: %w", err)
+	}
+	return d, nil
+}
+
+// DeleteProject removes every session of a project with everything in them.
+func (db *DB) DeleteProject(ctx context.Context, project string) (Deleted, error) {
+	var d Deleted
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		d, err = deleteSessions(ctx, tx, `project = ?`, project)
+		if err == nil && d.Sessions == 0 {
+			err = fmt.Errorf("project %s: %w", project, memory.ErrNotFound)
+		}
+		return err
+	})
+	if err != nil {
+		return Deleted{}, fmt.Errorf("forgetting project: %w", err)
+	}
+	return d, nil
+}
+
+// deleteSessions deletes the sessions matching where and, explicitly rather
+// than through ON DELETE CASCADE, their rows, so the counts are exact and the
+// FTS triggers fire for every row.
+func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, arg any) (Deleted, error) {
+	var d Deleted
+	sel := `SELECT id FROM sessions WHERE ` + where
+	steps := []struct {
+		q string
+		n *int64
+	}{
+		{`DELETE FROM observations WHERE session_id IN (` + sel + `)`, &d.Observations},
+		{`DELETE FROM summaries WHERE session_id IN (` + sel + `)`, &d.Summaries},
+		{`DELETE FROM prompts WHERE session_id IN (` + sel + `)`, &d.Prompts},
+		{`DELETE FROM pending_context WHERE session_id IN (` + sel + `)`, nil},
+		{`DELETE FROM session_marks WHERE session_id IN (` + sel + `)`, nil},
+		{`DELETE FROM sessions WHERE ` + where, &d.Sessions},
+	}
+	for _, s := range steps {
+		res, err := tx.ExecContext(ctx, s.q, arg)
+		if err != nil {
+			return Deleted{}, err
+		}
+		if s.n != nil {
+			*s.n, _ = res.RowsAffected()
+		}
+	}
+	return d, nil
+}

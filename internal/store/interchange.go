@@ -1,0 +1,205 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// ImportResult counts what an import added and what it already had.
+type ImportResult struct {
+	Added   map[string]int `json:"added"`
+	Skipped map[string]int `json:"skipped"`
+}
+
+// LineError says which record of an import was refused.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Import writes records in one transaction: all of them or, when one is
+// refused, none. Sessions are matched by id, everything else by uuid, so
+// importing the same records again adds nothing.
+func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, error) {
+	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}}
+	count := func(kind string, added bool) {
+		if added {
+			res.Added[kind]++
+		} else {
+			res.Skipped[kind]++
+		}
+	}
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		projects := map[string]string{} // session id -> project
+		projectOf := func(line int, id string) (string, error) {
+			if p, ok := projects[id]; ok {
+				return p, nil
+			}
+			s, err := getSession(ctx, tx, id)
+			if err != nil {
+				return "", &LineError{line, memory.Invalid("session_id", "the id of a session in the file or the database", id)}
+			}
+			projects[id] = s.Project
+			return s.Project, nil
+		}
+		for _, r := range recs {
+			var added bool
+			var err error
+			switch r.Kind {
+			case memory.KindSession:
+				added, err = importSession(ctx, tx, *r.Session)
+				projects[r.Session.ID] = r.Session.Project
+				if !added {
+					if s, gerr := getSession(ctx, tx, r.Session.ID); gerr == nil {
+						projects[s.ID] = s.Project
+					}
+				}
+			case memory.KindObservation:
+				o := *r.Observation
+				if o.Project, err = projectOf(r.Line, o.SessionID); err != nil {
+					return err
+				}
+				var a Added
+				a, err = insertObservation(ctx, tx, &o)
+				added = !a.Duplicate
+			case memory.KindSummary:
+				s := *r.Summary
+				if s.Project, err = projectOf(r.Line, s.SessionID); err != nil {
+					return err
+				}
+				if added, err = absent(ctx, tx, `summaries WHERE uuid = ? OR session_id = ?`, s.UUID, s.SessionID); added {
+					_, err = putSummary(ctx, tx, s, false)
+				}
+			case memory.KindPrompt:
+				p := *r.Prompt
+				if p.Project, err = projectOf(r.Line, p.SessionID); err != nil {
+					return err
+				}
+				if added, err = absent(ctx, tx, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,
+					p.UUID, p.SessionID, p.PromptNumber); added {
+					if err = insertPrompt(ctx, tx, &p); err == nil {
+						_, err = tx.ExecContext(ctx, `UPDATE sessions SET prompt_count = max(prompt_count, ?) WHERE id = ?`,
+							p.PromptNumber, p.SessionID)
+					}
+				}
+			default:
+				err = memory.Invalid("kind", "session, observation, summary or prompt", r.Kind)
+			}
+			if err != nil {
+				var le *LineError
+				if errors.As(err, &le) {
+					return err
+				}
+				return &LineError{r.Line, err}
+			}
+			count(r.Kind, added)
+		}
+		return nil
+	})
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("importing: %w", err)
+	}
+	return res, nil
+}
+
+// absent reports whether no row matches "table WHERE ...".
+func absent(ctx context.Context, tx *sqlx.Tx, from string, args ...any) (bool, error) {
+	var n int
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM `+from, args...); err != nil {
+		return false, err
+	}
+	return n == 0, nil
+}
+
+func importSession(ctx context.Context, tx *sqlx.Tx, s memory.Session) (bool, error) {
+	var ended any
+	if s.EndedAt != nil {
+		ended = toMillis(*s.EndedAt)
+	}
+	status := s.Status
+	if status == "" {
+		status = memory.StatusActive
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, project, agent, agent_type, cwd, parent_id, started_at,
+		last_activity_at, ended_at, prompt_count, status, files_read, last_message)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		s.ID, s.Project, s.Agent, s.AgentType, s.Cwd, s.ParentID, toMillis(s.StartedAt),
+		toMillis(s.LastActivityAt), ended, s.PromptCount, status, encodeList(memory.CleanList(s.FilesRead)), s.LastMessage)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// ExportFilter selects what Export writes.
+type ExportFilter struct {
+	Project string    // empty for every project
+	Since   time.Time // zero for everything
+}
+
+// Export calls fn for every record that matches f, from one snapshot, in a
+// stable order: sessions, then observations, summaries and prompts by id.
+func (db *DB) Export(ctx context.Context, f ExportFilter, fn func(memory.Record) error) error {
+	since := toMillis(f.Since)
+	return db.read(ctx, func(tx *sqlx.Tx) error {
+		if err := eachRow[sessionRow](ctx, tx, `SELECT `+sessionCols+` FROM sessions
+			WHERE (? = '' OR project = ?) AND last_activity_at >= ? ORDER BY started_at, id`,
+			[]any{f.Project, f.Project, since}, func(r sessionRow) error {
+				s := r.session()
+				return fn(memory.Record{Kind: memory.KindSession, Session: &s})
+			}); err != nil {
+			return err
+		}
+		if err := eachRow[observationRow](ctx, tx, `SELECT `+observationCols+` FROM observations
+			WHERE (? = '' OR project = ?) AND created_at >= ? ORDER BY id`,
+			[]any{f.Project, f.Project, since}, func(r observationRow) error {
+				o := r.observation()
+				return fn(memory.Record{Kind: memory.KindObservation, Observation: &o})
+			}); err != nil {
+			return err
+		}
+		if err := eachRow[summaryRow](ctx, tx, `SELECT `+summaryCols+` FROM summaries
+			WHERE (? = '' OR project = ?) AND created_at >= ? ORDER BY id`,
+			[]any{f.Project, f.Project, since}, func(r summaryRow) error {
+				s := r.summary()
+				return fn(memory.Record{Kind: memory.KindSummary, Summary: &s})
+			}); err != nil {
+			return err
+		}
+		return eachRow[promptRow](ctx, tx, `SELECT `+promptCols+` FROM prompts
+			WHERE (? = '' OR project = ?) AND created_at >= ? ORDER BY id`,
+			[]any{f.Project, f.Project, since}, func(r promptRow) error {
+				p := r.prompt()
+				return fn(memory.Record{Kind: memory.KindPrompt, Prompt: &p})
+			})
+	})
+}
+
+// eachRow streams the rows of a query into fn without loading them all.
+func eachRow[T any](ctx context.Context, tx *sqlx.Tx, q string, args []any, fn func(T) error) error {
+	rows, err := tx.QueryxContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r T
+		if err := rows.StructScan(&r); err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

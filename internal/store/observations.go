@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/search"
+	"github.com/memhq/mem/internal/tokens"
+)
+
+// Added is the outcome of storing an observation.
+type Added struct {
+	ID int64 `json:"id"`
+	// Duplicate is true when the same content already existed in the session;
+	// ID is then the id of that earlier observation.
+	Duplicate bool `json:"duplicate"`
+}
+
+// AddObservation validates and stores an observation in its session, which
+// must exist. The same content in the same session is stored once.
+func (db *DB) AddObservation(ctx context.Context, o memory.Observation) (Added, error) {
+	o.Normalize()
+	if err := o.Validate(); err != nil {
+		return Added{}, err
+	}
+	var out Added
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		s, err := getSession(ctx, tx, o.SessionID)
+		if err != nil {
+			return err
+		}
+		o.Project = s.Project
+		if o.AgentType == "" {
+			o.AgentType = s.AgentType
+		}
+		out, err = insertObservation(ctx, tx, &o)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
+			toMillis(o.CreatedAt), o.SessionID)
+		return err
+	})
+	if err != nil {
+		return Added{}, fmt.Errorf("adding observation: %w", err)
+	}
+	return out, nil
+}
+
+// insertObservation writes a normalised, validated observation. It keeps the
+// given UUID and ID where they are set (import), else makes them. A row with
+// the same uuid, or the same content in the session, is reported as duplicate.
+func insertObservation(ctx context.Context, tx *sqlx.Tx, o *memory.Observation) (Added, error) {
+	if o.UUID == "" {
+		o.UUID = uuid.NewString()
+	}
+	if o.CreatedAt.IsZero() {
+		o.CreatedAt = time.Now()
+	}
+	o.ContentHash = o.Hash()
+	if o.TokenCount == 0 {
+		o.TokenCount = tokens.Estimate(o.Title + "\n" + o.Subtitle + "\n" + o.Narrative + "\n" + strings.Join(o.Facts, "\n"))
+	}
+	terms := search.IndexTerms(o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "), strings.Join(o.Concepts, " "))
+	var id any
+	if o.ID > 0 {
+		id = o.ID
+	}
+	var newID int64
+	err := tx.GetContext(ctx, &newID, `INSERT INTO observations (id, uuid, session_id, project, type, title,
+		subtitle, narrative, facts, concepts, files_read, files_modified, agent_type, tool_name, prompt_number,
+		content_hash, token_count, search_terms, created_at)
+		VALUES (CASE WHEN ? IS NOT NULL AND NOT EXISTS (SELECT 1 FROM observations WHERE id = ?) THEN ? END,
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING RETURNING id`,
+		id, id, id, o.UUID, o.SessionID, o.Project, string(o.Type), o.Title, o.Subtitle, o.Narrative,
+		encodeList(o.Facts), encodeList(o.Concepts), encodeList(o.FilesRead), encodeList(o.FilesModified),
+		o.AgentType, o.ToolName, o.PromptNumber, o.ContentHash, o.TokenCount, terms, toMillis(o.CreatedAt))
+	if err == nil {
+		o.ID = newID
+		return Added{ID: newID}, nil
+	}
+	if !isNoRows(err) {
+		return Added{}, err
+	}
+	// Nothing inserted: find what it collided with.
+	var existing int64
+	err = tx.GetContext(ctx, &existing, `SELECT id FROM observations WHERE uuid = ?
+		UNION ALL SELECT id FROM observations WHERE session_id = ? AND content_hash = ? LIMIT 1`,
+		o.UUID, o.SessionID, o.ContentHash)
+	if err != nil {
+		return Added{}, fmt.Errorf("finding duplicate observation: %w", err)
+	}
+	o.ID = existing
+	return Added{ID: existing, Duplicate: true}, nil
+}
+
+// Observations returns the observations with the given ids, in that order.
+// A missing id is an error that names it.
+func (db *DB) Observations(ctx context.Context, ids []int64) ([]memory.Observation, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	q, args, err := sqlx.In(`SELECT `+observationCols+` FROM observations WHERE id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []observationRow
+	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, fmt.Errorf("reading observations: %w", mapErr(err))
+	}
+	byID := make(map[int64]memory.Observation, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r.observation()
+	}
+	out := make([]memory.Observation, 0, len(ids))
+	for _, id := range ids {
+		o, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("observation #%d: %w", id, memory.ErrNotFound)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// ObservationFilter selects observations for ListObservations.
+type ObservationFilter struct {
+	Project   string // required unless SessionID is set
+	SessionID string
+	Types     []memory.Type
+	Since     time.Time
+	Until     time.Time
+	Limit     int
+	Offset    int
+	Ascending bool // oldest first (default newest first)
+}
+
+// ListObservations returns observations by time.
+func (db *DB) ListObservations(ctx context.Context, f ObservationFilter) ([]memory.Observation, error) {
+	q := `SELECT ` + observationCols + ` FROM observations WHERE 1=1`
+	var args []any
+	if f.Project != "" {
+		q += ` AND project = ?`
+		args = append(args, f.Project)
+	}
+	if f.SessionID != "" {
+		q += ` AND session_id = ?`
+		args = append(args, f.SessionID)
+	}
+	if len(f.Types) > 0 {
+		q += ` AND type IN (?` + strings.Repeat(`, ?`, len(f.Types)-1) + `)`
+		for _, t := range f.Types {
+			args = append(args, string(t))
+		}
+	}
+	if !f.Since.IsZero() {
+		q += ` AND created_at >= ?`
+		args = append(args, toMillis(f.Since))
+	}
+	if !f.Until.IsZero() {
+		q += ` AND created_at < ?`
+		args = append(args, toMillis(f.Until))
+	}
+	if f.Ascending {
+		q += ` ORDER BY created_at, id`
+	} else {
+		q += ` ORDER BY created_at DESC, id DESC`
+	}
+	q += ` LIMIT ? OFFSET ?`
+	args = append(args, limitOr(f.Limit, 100), f.Offset)
+	var rows []observationRow
+	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, fmt.Errorf("listing observations: %w", mapErr(err))
+	}
+	out := make([]memory.Observation, len(rows))
+	for i, r := range rows {
+		out[i] = r.observation()
+	}
+	return out, nil
+}
+
+// CountObservations counts a project's observations (all projects when empty).
+func (db *DB) CountObservations(ctx context.Context, project string) (int, error) {
+	var n int
+	var err error
+	if project == "" {
+		err = db.x.GetContext(ctx, &n, `SELECT count(*) FROM observations`)
+	} else {
+		err = db.x.GetContext(ctx, &n, `SELECT count(*) FROM observations WHERE project = ?`, project)
+	}
+	return n, mapErr(err)
+}
+
+// ObservationsForFile returns the newest observations that read or modified
+// path, newest first.
+func (db *DB) ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error) {
+	var rows []observationRow
+	err := db.x.SelectContext(ctx, &rows, `SELECT `+prefixCols("o", observationCols)+`
+		FROM observation_files f JOIN observations o ON o.id = f.observation_id
+		WHERE f.path = ? AND o.project = ?
+		GROUP BY o.id ORDER BY o.created_at DESC, o.id DESC LIMIT ?`, path, project, limitOr(limit, 20))
+	if err != nil {
+		return nil, fmt.Errorf("reading observations of %s: %w", path, mapErr(err))
+	}
+	out := make([]memory.Observation, len(rows))
+	for i, r := range rows {
+		out[i] = r.observation()
+	}
+	return out, nil
+}
+
+// prefixCols qualifies a column list with a table alias.
+func prefixCols(alias, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = alias + "." + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}

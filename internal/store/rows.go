@@ -1,0 +1,162 @@
+package store
+
+import (
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// Rows as stored: times are unix milliseconds (UTC), lists are JSON arrays.
+
+func toMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMillis(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func encodeList(l []string) string {
+	if len(l) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+func decodeList(s string) []string {
+	out := []string{}
+	_ = json.Unmarshal([]byte(s), &out)
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+type sessionRow struct {
+	ID             string        `db:"id"`
+	Project        string        `db:"project"`
+	Agent          string        `db:"agent"`
+	AgentType      string        `db:"agent_type"`
+	Cwd            string        `db:"cwd"`
+	ParentID       string        `db:"parent_id"`
+	StartedAt      int64         `db:"started_at"`
+	LastActivityAt int64         `db:"last_activity_at"`
+	EndedAt        sql.NullInt64 `db:"ended_at"`
+	PromptCount    int           `db:"prompt_count"`
+	Status         string        `db:"status"`
+	FilesRead      string        `db:"files_read"`
+	LastMessage    string        `db:"last_message"`
+}
+
+const sessionCols = `id, project, agent, agent_type, cwd, parent_id, started_at, last_activity_at,
+	ended_at, prompt_count, status, files_read, last_message`
+
+func (r sessionRow) session() memory.Session {
+	s := memory.Session{
+		ID: r.ID, Project: r.Project, Agent: r.Agent, AgentType: r.AgentType, Cwd: r.Cwd,
+		ParentID: r.ParentID, StartedAt: fromMillis(r.StartedAt), LastActivityAt: fromMillis(r.LastActivityAt),
+		PromptCount: r.PromptCount, Status: r.Status, FilesRead: decodeList(r.FilesRead), LastMessage: r.LastMessage,
+	}
+	if r.EndedAt.Valid {
+		t := fromMillis(r.EndedAt.Int64)
+		s.EndedAt = &t
+	}
+	return s
+}
+
+type observationRow struct {
+	ID            int64  `db:"id"`
+	UUID          string `db:"uuid"`
+	SessionID     string `db:"session_id"`
+	Project       string `db:"project"`
+	Type          string `db:"type"`
+	Title         string `db:"title"`
+	Subtitle      string `db:"subtitle"`
+	Narrative     string `db:"narrative"`
+	Facts         string `db:"facts"`
+	Concepts      string `db:"concepts"`
+	FilesRead     string `db:"files_read"`
+	FilesModified string `db:"files_modified"`
+	AgentType     string `db:"agent_type"`
+	ToolName      string `db:"tool_name"`
+	PromptNumber  int    `db:"prompt_number"`
+	ContentHash   string `db:"content_hash"`
+	TokenCount    int    `db:"token_count"`
+	CreatedAt     int64  `db:"created_at"`
+}
+
+const observationCols = `id, uuid, session_id, project, type, title, subtitle, narrative, facts,
+	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
+	token_count, created_at`
+
+func (r observationRow) observation() memory.Observation {
+	return memory.Observation{
+		ID: r.ID, UUID: r.UUID, SessionID: r.SessionID, Project: r.Project, Type: memory.Type(r.Type),
+		Title: r.Title, Subtitle: r.Subtitle, Narrative: r.Narrative, Facts: decodeList(r.Facts),
+		Concepts: decodeList(r.Concepts), FilesRead: decodeList(r.FilesRead),
+		FilesModified: decodeList(r.FilesModified), AgentType: r.AgentType, ToolName: r.ToolName,
+		PromptNumber: r.PromptNumber, ContentHash: r.ContentHash, TokenCount: r.TokenCount,
+		CreatedAt: fromMillis(r.CreatedAt),
+	}
+}
+
+type summaryRow struct {
+	ID           int64  `db:"id"`
+	UUID         string `db:"uuid"`
+	SessionID    string `db:"session_id"`
+	Project      string `db:"project"`
+	Request      string `db:"request"`
+	Investigated string `db:"investigated"`
+	Learned      string `db:"learned"`
+	Completed    string `db:"completed"`
+	NextSteps    string `db:"next_steps"`
+	Decisions    string `db:"decisions"`
+	Concepts     string `db:"concepts"`
+	Files        string `db:"files"`
+	Text         string `db:"text"`
+	Generator    string `db:"generator"`
+	TokenCount   int    `db:"token_count"`
+	CreatedAt    int64  `db:"created_at"`
+	CoversUntil  int64  `db:"covers_until"`
+}
+
+const summaryCols = `id, uuid, session_id, project, request, investigated, learned, completed,
+	next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until`
+
+func (r summaryRow) summary() memory.Summary {
+	return memory.Summary{
+		ID: r.ID, UUID: r.UUID, SessionID: r.SessionID, Project: r.Project, Request: r.Request,
+		Investigated: r.Investigated, Learned: r.Learned, Completed: r.Completed, NextSteps: r.NextSteps,
+		Decisions: r.Decisions, Concepts: decodeList(r.Concepts), Files: decodeList(r.Files), Text: r.Text,
+		Generator: r.Generator, TokenCount: r.TokenCount, CreatedAt: fromMillis(r.CreatedAt),
+		CoversUntil: fromMillis(r.CoversUntil),
+	}
+}
+
+type promptRow struct {
+	ID           int64  `db:"id"`
+	UUID         string `db:"uuid"`
+	SessionID    string `db:"session_id"`
+	Project      string `db:"project"`
+	PromptNumber int    `db:"prompt_number"`
+	Text         string `db:"text"`
+	CreatedAt    int64  `db:"created_at"`
+}
+
+const promptCols = `id, uuid, session_id, project, prompt_number, text, created_at`
+
+func (r promptRow) prompt() memory.Prompt {
+	return memory.Prompt{
+		ID: r.ID, UUID: r.UUID, SessionID: r.SessionID, Project: r.Project,
+		PromptNumber: r.PromptNumber, Text: r.Text, CreatedAt: fromMillis(r.CreatedAt),
+	}
+}
