@@ -1,5 +1,7 @@
 package memory
 
+import "fmt"
+
 // Record kinds of the interchange format.
 const (
 	KindSession     = "session"
@@ -18,3 +20,12 @@ type Record struct {
 	Summary     *Summary
 	Prompt      *Prompt
 }
+
+// LineError says which line of an interchange file was refused and why.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }

@@ -17,15 +17,6 @@ type ImportResult struct {
 	Skipped map[string]int `json:"skipped"`
 }
 
-// LineError says which record of an import was refused.
-type LineError struct {
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
-func (e *LineError) Unwrap() error { return e.Err }
-
 // Import writes records in one transaction: all of them or, when one is
 // refused, none. Sessions are matched by id, everything else by uuid, so
 // importing the same records again adds nothing.
@@ -46,7 +37,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			}
 			s, err := getSession(ctx, tx, id)
 			if err != nil {
-				return "", &LineError{line, memory.Invalid("session_id", "the id of a session in the file or the database", id)}
+				return "", &memory.LineError{Line: line, Err: memory.Invalid("session_id", "the id of a session in the file or the database", id)}
 			}
 			projects[id] = s.Project
 			return s.Project, nil
@@ -95,11 +86,11 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 				err = memory.Invalid("kind", "session, observation, summary or prompt", r.Kind)
 			}
 			if err != nil {
-				var le *LineError
+				var le *memory.LineError
 				if errors.As(err, &le) {
 					return err
 				}
-				return &LineError{r.Line, err}
+				return &memory.LineError{Line: r.Line, Err: err}
 			}
 			count(r.Kind, added)
 		}

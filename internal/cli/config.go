@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newConfigCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Inspect mem's configuration",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "show",
+		Short: "Show every effective setting and where it came from (flag, env, file, default)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			settings := app.cfg.All()
+			id, err := app.Project()
+			if err != nil {
+				return err
+			}
+			if app.JSON {
+				return printJSON(app.Out, map[string]any{"file": app.cfg.File, "settings": settings, "project": id})
+			}
+			fmt.Fprintf(app.Out, "config file: %s\n", app.cfg.File)
+			fmt.Fprintf(app.Out, "project: %s (%s, root %s)\n", id.Key, id.Source, id.Root)
+			for _, s := range settings {
+				src := s.Source
+				if s.Detail != "" {
+					src += " " + s.Detail
+				}
+				fmt.Fprintf(app.Out, "%-26s = %-40q  # %s\n", s.Key, s.Value, src)
+			}
+			return nil
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/store"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // something went wrong at run time
+	ExitUsage   = 2 // bad usage or bad input; nothing was changed
+)
+
+// exitError carries an exit code and an optional message up to Main.
+type exitError struct {
+	code int
+	msg  string
+	err  error
+}
+
+func (e *exitError) Error() string { return e.msg }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr marks err as bad usage (exit 2).
+func usageErr(err error) error {
+	return &exitError{code: ExitUsage, msg: oneLine(err.Error()), err: err}
+}
+
+// invalid reports a bad value of a flag or field: exit 2 with a message that
+// names the field and what it accepts.
+func invalid(field, accepted, got string) error {
+	return usageErr(memory.Invalid(field, accepted, got))
+}
+
+// silentExit ends the command with code and no further message.
+func silentExit(code int) error { return &exitError{code: code} }
+
+// ExitCode maps an error to mem's exit codes: bad input, unknown ids and
+// files that cannot be used as a database are usage errors (2); anything
+// else is a run-time failure (1).
+func ExitCode(err error) int {
+	switch {
+	case err == nil:
+		return ExitOK
+	case memory.IsInvalid(err),
+		errors.Is(err, memory.ErrNotFound),
+		errors.Is(err, store.ErrNotDatabase),
+		errors.Is(err, store.ErrIsDirectory),
+		errors.Is(err, store.ErrNewerSchema):
+		return ExitUsage
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		return ex.code
+	}
+	return ExitFailure
+}
+
+// notFound builds an unknown-id error.
+func notFound(what string) error { return fmt.Errorf("%s: %w", what, memory.ErrNotFound) }

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/store"
+)
+
+type forgetOptions struct {
+	IDs     []string
+	Session string
+	Project bool
+	Yes     bool
+}
+
+func newForgetCmd(app *App) *cobra.Command {
+	var o forgetOptions
+	cmd := &cobra.Command{
+		Use:   "forget (ID... | --session S | --project P --yes | --whole-project --yes)",
+		Short: "Delete observations, summaries, a session or a whole project, index entries included",
+		Long: `Delete for good: observations and summaries by id (123, #123, S12), a session with everything
+recorded in it (--session), or every session of a project: --project P alone, or --whole-project
+for the working directory's project; both need --yes.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.IDs = args
+			if len(args) == 0 && o.Session == "" && cmd.Flags().Changed("project") {
+				o.Project = true // mem forget --project P --yes
+			}
+			return runForget(cmd.Context(), app, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.Session, "session", "", "forget this session and everything in it")
+	cmd.Flags().BoolVar(&o.Project, "whole-project", false, "forget the whole project")
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, "confirm forgetting a whole project")
+	return cmd
+}
+
+func runForget(ctx context.Context, app *App, o forgetOptions) error {
+	modes := 0
+	for _, set := range []bool{len(o.IDs) > 0, o.Session != "", o.Project} {
+		if set {
+			modes++
+		}
+	}
+	if modes != 1 {
+		return invalid("forget", "exactly one of: ids, --session S, --whole-project", "")
+	}
+	var refs []recordRef
+	for _, a := range o.IDs {
+		r, err := parseRef(a)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, r)
+	}
+	if o.Session != "" {
+		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
+			return usageErr(err)
+		}
+	}
+	var projectKey string
+	if o.Project {
+		id, err := app.Project()
+		if err != nil {
+			return err
+		}
+		projectKey = id.Key
+		if !o.Yes {
+			return invalid("--yes", "given to confirm forgetting every session of project "+projectKey, "")
+		}
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	var total store.Deleted
+	switch {
+	case o.Session != "":
+		total, err = db.DeleteSession(ctx, o.Session)
+	case o.Project:
+		total, err = db.DeleteProject(ctx, projectKey)
+	default:
+		// Check every id first so that a typo deletes nothing.
+		if err := checkRefs(ctx, db, refs); err != nil {
+			return err
+		}
+		for _, r := range refs {
+			var d store.Deleted
+			if r.Summary {
+				d, err = db.DeleteSummary(ctx, r.ID)
+			} else {
+				d, err = db.DeleteObservation(ctx, r.ID)
+			}
+			if err != nil {
+				return err
+			}
+			total.Observations += d.Observations
+			total.Summaries += d.Summaries
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if app.JSON {
+		return printJSON(app.Out, total)
+	}
+	fmt.Fprintf(app.Out, "forgot %d sessions, %d observations, %d summaries, %d prompts\n",
+		total.Sessions, total.Observations, total.Summaries, total.Prompts)
+	return nil
+}
+
+func checkRefs(ctx context.Context, db *store.DB, refs []recordRef) error {
+	var obs []int64
+	for _, r := range refs {
+		if r.Summary {
+			if _, err := db.Summary(ctx, r.ID); err != nil {
+				return err
+			}
+			continue
+		}
+		obs = append(obs, r.ID)
+	}
+	_, err := db.Observations(ctx, obs)
+	return err
+}

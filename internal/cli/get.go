@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+func newGetCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get ID...",
+		Short: "Print full records: observations (123, #123) and summaries (S12)",
+		Long: `Print the full records behind ids from the memory index or a search: an observation by its
+number (123 or #123), a summary by S and its number (S12). An unknown id is an error (exit 2).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGet(cmd.Context(), app, args)
+		},
+	}
+}
+
+// getResult is one record printed by get, marked by kind.
+type getResult struct {
+	Kind        string              `json:"kind"`
+	Observation *memory.Observation `json:"observation,omitempty"`
+	Summary     *memory.Summary     `json:"summary,omitempty"`
+}
+
+func runGet(ctx context.Context, app *App, args []string) error {
+	refs := make([]recordRef, 0, len(args))
+	var obsIDs []int64
+	for _, a := range args {
+		r, err := parseRef(a)
+		if err != nil {
+			return err
+		}
+		refs = append(refs, r)
+		if !r.Summary {
+			obsIDs = append(obsIDs, r.ID)
+		}
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	obs, err := db.Observations(ctx, obsIDs)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]*memory.Observation, len(obs))
+	for i := range obs {
+		byID[obs[i].ID] = &obs[i]
+	}
+	out := make([]getResult, 0, len(refs))
+	for _, r := range refs {
+		if !r.Summary {
+			out = append(out, getResult{Kind: memory.KindObservation, Observation: byID[r.ID]})
+			continue
+		}
+		s, err := db.Summary(ctx, r.ID)
+		if err != nil {
+			return err
+		}
+		out = append(out, getResult{Kind: memory.KindSummary, Summary: &s})
+	}
+	if app.JSON {
+		return printJSON(app.Out, out)
+	}
+	for i, r := range out {
+		if i > 0 {
+			fmt.Fprintln(app.Out)
+		}
+		if r.Observation != nil {
+			writeObservation(app.Out, *r.Observation)
+		} else {
+			writeSummary(app.Out, *r.Summary)
+		}
+	}
+	return nil
+}
+
+func writeObservation(w io.Writer, o memory.Observation) {
+	fmt.Fprintf(w, "#%d %s: %s\n", o.ID, o.Type, o.Title)
+	field(w, "date", stamp(o.CreatedAt))
+	field(w, "session", o.SessionID)
+	field(w, "project", o.Project)
+	field(w, "subtitle", o.Subtitle)
+	field(w, "narrative", o.Narrative)
+	if len(o.Facts) > 0 {
+		fmt.Fprintln(w, "facts:")
+		for _, f := range o.Facts {
+			fmt.Fprintf(w, "  - %s\n", f)
+		}
+	}
+	listField(w, "concepts", o.Concepts)
+	listField(w, "files read", o.FilesRead)
+	listField(w, "files modified", o.FilesModified)
+	field(w, "tool", o.ToolName)
+	field(w, "uuid", o.UUID)
+}
+
+func writeSummary(w io.Writer, s memory.Summary) {
+	fmt.Fprintf(w, "S%d summary of session %s\n", s.ID, s.SessionID)
+	field(w, "date", stamp(s.CreatedAt))
+	field(w, "project", s.Project)
+	field(w, "generator", s.Generator)
+	field(w, "request", s.Request)
+	field(w, "investigated", s.Investigated)
+	field(w, "learned", s.Learned)
+	field(w, "completed", s.Completed)
+	field(w, "next steps", s.NextSteps)
+	field(w, "decisions", s.Decisions)
+	listField(w, "concepts", s.Concepts)
+	listField(w, "files", s.Files)
+	field(w, "text", s.Text)
+	field(w, "uuid", s.UUID)
+}

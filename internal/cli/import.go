@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/interchange"
+)
+
+func newImportCmd(app *App) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE|-",
+		Short: "Read memory from JSON Lines: all of the file or, on a bad line, nothing",
+		Long: `Import a JSON Lines file written by mem export (- reads stdin). Sessions are matched by id and
+everything else by uuid, so importing the same file twice adds nothing. A bad line stops the import
+with its line number, and nothing of the file is written.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runImport(cmd.Context(), app, args[0])
+		},
+	}
+}
+
+func runImport(ctx context.Context, app *App, src string) error {
+	var r io.Reader = app.In
+	if src != "-" {
+		b, err := readFileArg(src)
+		if err != nil {
+			return err
+		}
+		r = bytes.NewReader(b)
+	}
+	recs, err := interchange.Decode(r)
+	if err != nil {
+		return usageErr(fmt.Errorf("import %s: %w", src, err))
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := db.Import(ctx, recs)
+	if err != nil {
+		return err
+	}
+	if app.JSON {
+		return printJSON(app.Out, res)
+	}
+	fmt.Fprintf(app.Out, "imported %s; already present %s\n", counts(res.Added), counts(res.Skipped))
+	return nil
+}
+
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "nothing"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %ss", m[k], k)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/store"
+)
+
+// observeInput is an observation as given on the command line or as the
+// JSON object of --input.
+type observeInput struct {
+	Type          string   `json:"type"`
+	Title         string   `json:"title"`
+	Subtitle      string   `json:"subtitle"`
+	Narrative     string   `json:"narrative"`
+	Facts         []string `json:"facts"`
+	Concepts      []string `json:"concepts"`
+	FilesRead     []string `json:"files_read"`
+	FilesModified []string `json:"files_modified"`
+	ToolName      string   `json:"tool_name"`
+	PromptNumber  int      `json:"prompt_number"`
+	AgentType     string   `json:"agent_type"`
+}
+
+type observeOptions struct {
+	Session string
+	Input   string // "-" for stdin, or a file
+	Fields  observeInput
+}
+
+func newObserveCmd(app *App) *cobra.Command {
+	var o observeOptions
+	cmd := &cobra.Command{
+		Use:   "observe --session ID (--type T --title TEXT [fields] | --input -)",
+		Short: "Record an observation: a decision, problem, change or discovery worth remembering",
+		Long: `Record an observation in a session (the session is created in the current project if it
+does not exist). Give the fields as flags, or one JSON object with the same names on stdin with
+--input - (facts, concepts, files_read and files_modified are arrays). Private parts and secrets are
+removed before anything is stored. The same content twice in one session is stored once.
+
+Types: ` + memory.TypeList() + `.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runObserve(cmd.Context(), app, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Session, "session", "", "session id (required)")
+	f.StringVar(&o.Input, "input", "", "read the observation as one JSON object from a file, or - for stdin")
+	f.StringVar(&o.Fields.Type, "type", "", "observation type: "+memory.TypeList())
+	f.StringVar(&o.Fields.Title, "title", "", "one-line title")
+	f.StringVar(&o.Fields.Subtitle, "subtitle", "", "a second line")
+	f.StringVar(&o.Fields.Narrative, "narrative", "", "what happened and why")
+	f.StringArrayVar(&o.Fields.Facts, "fact", nil, "a fact (repeatable)")
+	f.StringArrayVar(&o.Fields.Concepts, "concept", nil, "a concept or tag (repeatable)")
+	f.StringArrayVar(&o.Fields.FilesRead, "file-read", nil, "a file read (repeatable)")
+	f.StringArrayVar(&o.Fields.FilesModified, "file-modified", nil, "a file modified (repeatable)")
+	f.StringVar(&o.Fields.ToolName, "tool", "", "the tool that produced it")
+	f.IntVar(&o.Fields.PromptNumber, "prompt-number", 0, "the prompt it belongs to")
+	f.StringVar(&o.Fields.AgentType, "agent-type", "", "agent type: build, plan, ...")
+	return cmd
+}
+
+func runObserve(ctx context.Context, app *App, o observeOptions) error {
+	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
+		return usageErr(err)
+	}
+	in := o.Fields
+	if o.Input != "" {
+		var err error
+		if in, err = readObserveInput(app, o.Input); err != nil {
+			return err
+		}
+	}
+	obs, err := in.observation(o.Session)
+	if err != nil {
+		return usageErr(err)
+	}
+	id, err := app.Project()
+	if err != nil {
+		return err
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	wd, _ := app.Getwd()
+	if _, err := db.EnsureSession(ctx, memory.Session{ID: o.Session, Project: id.Key, Cwd: wd, StartedAt: app.Now()}); err != nil {
+		return err
+	}
+	obs.CreatedAt = app.Now()
+	added, err := db.AddObservation(ctx, obs)
+	if err != nil {
+		return err
+	}
+	return printAdded(app, added)
+}
+
+func printAdded(app *App, a store.Added) error {
+	if app.JSON {
+		return printJSON(app.Out, a)
+	}
+	if a.Duplicate {
+		fmt.Fprintf(app.Out, "#%d (already stored)\n", a.ID)
+	} else {
+		fmt.Fprintf(app.Out, "#%d\n", a.ID)
+	}
+	return nil
+}
+
+func readObserveInput(app *App, src string) (observeInput, error) {
+	var r io.Reader = app.In
+	if src != "-" {
+		b, err := readFileArg(src)
+		if err != nil {
+			return observeInput{}, err
+		}
+		r = bytes.NewReader(b)
+	}
+	dec := json.NewDecoder(io.LimitReader(r, 16<<20))
+	dec.DisallowUnknownFields()
+	var in observeInput
+	if err := dec.Decode(&in); err != nil {
+		return observeInput{}, invalid("--input", "one JSON object with fields "+observeFieldList, jsonMessage(err))
+	}
+	if dec.More() {
+		return observeInput{}, invalid("--input", "exactly one JSON object", "more than one value")
+	}
+	return in, nil
+}
+
+const observeFieldList = "type, title, subtitle, narrative, facts, concepts, files_read, files_modified, tool_name, prompt_number, agent_type"
+
+// observation validates the input and passes every text through the privacy filter.
+func (in observeInput) observation(session string) (memory.Observation, error) {
+	t, err := memory.ParseType(in.Type)
+	if err != nil {
+		return memory.Observation{}, err
+	}
+	o := memory.Observation{
+		SessionID: session, Type: t,
+		Title: privacy.Filter(in.Title), Subtitle: privacy.Filter(in.Subtitle), Narrative: privacy.Filter(in.Narrative),
+		Facts: filterAll(in.Facts), Concepts: filterAll(in.Concepts),
+		FilesRead: in.FilesRead, FilesModified: in.FilesModified,
+		ToolName: in.ToolName, PromptNumber: in.PromptNumber, AgentType: in.AgentType,
+	}
+	if strings.TrimSpace(in.Title) != "" && strings.TrimSpace(o.Title) == "" {
+		return o, memory.Invalid("title", "text that is not entirely private", "")
+	}
+	o.Normalize()
+	return o, o.Validate()
+}
+
+func filterAll(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = privacy.Filter(s)
+	}
+	return out
+}
+
+// jsonMessage turns a decoding error into a short phrase.
+func jsonMessage(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return "empty input"
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, se.Error())
+	case errors.As(err, &te):
+		return fmt.Sprintf("field %s has a JSON %s", te.Field, te.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}

@@ -1,0 +1,203 @@
+// Package cli is mem's command line: one file per command, each parsing its
+// flags into an options struct and calling a run function that tests can
+// call directly.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/store"
+)
+
+// App carries what every command needs: the streams, the environment, the
+// global flags and, once opened, the configuration and the database.
+type App struct {
+	In     io.Reader
+	Out    io.Writer
+	Err    io.Writer
+	Getenv func(string) string
+	Getwd  func() (string, error)
+	Now    func() time.Time
+
+	started     bool // a command's hooks ran: errors before that are usage errors
+	dbFlag      string
+	projectFlag string
+	JSON        bool
+
+	cfg *config.Config
+	db  *store.DB
+}
+
+// NewApp returns an App wired to the process's streams and environment.
+func NewApp(in io.Reader, out, errw io.Writer) *App {
+	return &App{In: in, Out: out, Err: errw, Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now}
+}
+
+// Main runs mem with args and returns the process exit code.
+func Main(ctx context.Context, app *App, args []string) int {
+	root := NewRootCmd(app)
+	root.SetArgs(args)
+	root.SetIn(app.In)
+	root.SetOut(app.Out)
+	root.SetErr(app.Err)
+	err := root.ExecuteContext(ctx)
+	if app.db != nil {
+		app.db.Close()
+	}
+	if err == nil {
+		return 0
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		if ex.msg != "" {
+			fmt.Fprintln(app.Err, "mem: "+ex.msg)
+		}
+		return ex.code
+	}
+	fmt.Fprintln(app.Err, "mem: "+oneLine(err.Error()))
+	if !app.started {
+		return ExitUsage // cobra refused the command line: unknown command or flag
+	}
+	return ExitCode(err)
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(app *App) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "mem",
+		Short: "Persistent memory for AI coding agents",
+		Long: `mem keeps what happened in past agent sessions of a project (observations and one
+summary per session) in one SQLite file, and gives the right slice of it back to the agent.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			app.started = true
+			return app.load(cmd)
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	pf := root.PersistentFlags()
+	pf.StringVar(&app.dbFlag, "db", "", "database file (env MEM_DB; default ~/.local/share/mem/mem.db)")
+	pf.StringVar(&app.projectFlag, "project", "", "project key (env MEM_PROJECT; default: resolved from the working directory)")
+	pf.BoolVar(&app.JSON, "json", false, "print JSON")
+
+	root.AddCommand(
+		newInitCmd(app),
+		newSessionCmd(app),
+		newObserveCmd(app),
+		newPromptCmd(app),
+		newGetCmd(app),
+		newForgetCmd(app),
+		newExportCmd(app),
+		newImportCmd(app),
+		newStatsCmd(app),
+		newDoctorCmd(app),
+		newConfigCmd(app),
+		newVersionCmd(app),
+	)
+	wrapArgs(root)
+	return root
+}
+
+// wrapArgs makes every positional-argument error a usage error (exit 2).
+func wrapArgs(c *cobra.Command) {
+	if c.Args != nil {
+		args := c.Args
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return usageErr(err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		wrapArgs(sub)
+	}
+}
+
+// load reads the configuration once the flags are parsed.
+func (a *App) load(cmd *cobra.Command) error {
+	flags := map[string]string{}
+	if cmd.Flags().Changed("db") {
+		flags["db"] = a.dbFlag
+	}
+	if cmd.Flags().Changed("project") {
+		flags["project"] = a.projectFlag
+	}
+	cfg, err := config.Load(a.Getenv, flags)
+	if err != nil {
+		return err
+	}
+	a.cfg = cfg
+	return nil
+}
+
+// Config returns the effective configuration.
+func (a *App) Config() *config.Config { return a.cfg }
+
+// Store opens the database on first use.
+func (a *App) Store(ctx context.Context) (*store.DB, error) {
+	if a.db != nil {
+		return a.db, nil
+	}
+	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{})
+	if err != nil {
+		return nil, dbError(a.cfg.String("db"), err)
+	}
+	a.db = db
+	return db, nil
+}
+
+// Project resolves the current project: --project, MEM_PROJECT, then the
+// working directory's repository.
+func (a *App) Project() (project.Identity, error) {
+	return a.ProjectOf("")
+}
+
+// ProjectOf resolves the project of dir (the working directory when empty).
+func (a *App) ProjectOf(dir string) (project.Identity, error) {
+	if dir == "" {
+		wd, err := a.Getwd()
+		if err != nil {
+			return project.Identity{}, fmt.Errorf("finding the working directory: %w", err)
+		}
+		dir = wd
+	}
+	return project.Resolve(dir, a.cfg.String("project"))
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r", " ")
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// dbError names the --db setting in errors about a file that cannot be used.
+func dbError(path string, err error) error {
+	switch {
+	case errors.Is(err, store.ErrIsDirectory), errors.Is(err, store.ErrNotDatabase):
+		return invalid("--db", "a SQLite database file or a new file name", path+": "+rootCause(err))
+	case errors.Is(err, store.ErrNewerSchema):
+		return usageErr(fmt.Errorf("--db: %w; upgrade mem to use it", err))
+	}
+	return err
+}
+
+func rootCause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}

@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/store"
+)
+
+func newSessionCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "session",
+		Short: "Start, end, list and show agent sessions",
+	}
+	cmd.AddCommand(newSessionStartCmd(app), newSessionEndCmd(app), newSessionListCmd(app), newSessionShowCmd(app))
+	return cmd
+}
+
+type sessionStartOptions struct {
+	ID        string
+	Agent     string
+	AgentType string
+	Cwd       string
+	Parent    string
+}
+
+func newSessionStartCmd(app *App) *cobra.Command {
+	var o sessionStartOptions
+	cmd := &cobra.Command{
+		Use:   "start --session ID",
+		Short: "Start a session, or resume it if it exists",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSessionStart(cmd.Context(), app, o)
+		},
+	}
+	cmd.Flags().StringVar(&o.ID, "session", "", "session id (required)")
+	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent name: claude-code, codex, gemini, opencode, ...")
+	cmd.Flags().StringVar(&o.AgentType, "agent-type", "", "agent type: build, plan, ...")
+	cmd.Flags().StringVar(&o.Cwd, "cwd", "", "the session's working directory (default: this one); decides the project")
+	cmd.Flags().StringVar(&o.Parent, "parent", "", "parent session id, for a subagent's session")
+	return cmd
+}
+
+func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error {
+	if err := memory.ValidateSessionID("--session", o.ID); err != nil {
+		return usageErr(err)
+	}
+	if o.Cwd == "" {
+		wd, err := app.Getwd()
+		if err != nil {
+			return err
+		}
+		o.Cwd = wd
+	}
+	id, err := app.ProjectOf(o.Cwd)
+	if err != nil {
+		return err
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	s, created, err := db.StartSession(ctx, memory.Session{ID: o.ID, Project: id.Key, Agent: o.Agent,
+		AgentType: o.AgentType, Cwd: o.Cwd, ParentID: o.Parent, StartedAt: app.Now()})
+	if err != nil {
+		return err
+	}
+	if app.JSON {
+		return printJSON(app.Out, map[string]any{"session": s, "created": created})
+	}
+	verb := "resumed"
+	if created {
+		verb = "started"
+	}
+	fmt.Fprintf(app.Out, "%s session %s in project %s\n", verb, s.ID, s.Project)
+	return nil
+}
+
+func newSessionEndCmd(app *App) *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "end --session ID",
+		Short: "Mark a session ended (its pending context is dropped)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := memory.ValidateSessionID("--session", id); err != nil {
+				return usageErr(err)
+			}
+			db, err := app.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, err := db.EndSession(cmd.Context(), id, app.Now())
+			if err != nil {
+				return err
+			}
+			if app.JSON {
+				return printJSON(app.Out, s)
+			}
+			fmt.Fprintf(app.Out, "ended session %s\n", s.ID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&id, "session", "", "session id (required)")
+	return cmd
+}
+
+type sessionListOptions struct {
+	All    bool
+	Status string
+	Limit  int
+}
+
+func newSessionListCmd(app *App) *cobra.Command {
+	var o sessionListOptions
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the project's sessions, most recently active first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSessionList(cmd.Context(), app, o)
+		},
+	}
+	cmd.Flags().BoolVar(&o.All, "all-projects", false, "list sessions of every project")
+	cmd.Flags().StringVar(&o.Status, "status", "", "only sessions with this status: active or ended")
+	cmd.Flags().IntVar(&o.Limit, "limit", 20, "at most this many sessions")
+	return cmd
+}
+
+func runSessionList(ctx context.Context, app *App, o sessionListOptions) error {
+	if o.Status != "" && o.Status != memory.StatusActive && o.Status != memory.StatusEnded {
+		return invalid("--status", "active or ended", o.Status)
+	}
+	if o.Limit < 1 {
+		return invalid("--limit", "a number >= 1", fmt.Sprint(o.Limit))
+	}
+	f := store.SessionFilter{Status: o.Status, Limit: o.Limit}
+	if !o.All {
+		id, err := app.Project()
+		if err != nil {
+			return err
+		}
+		f.Project = id.Key
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	list, err := db.ListSessions(ctx, f)
+	if err != nil {
+		return err
+	}
+	if app.JSON {
+		return printJSON(app.Out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(app.Out, "no sessions")
+		return nil
+	}
+	for _, s := range list {
+		fmt.Fprintf(app.Out, "%s  %-6s  %s  %-12s  %d prompts  %s\n", stamp(s.LastActivityAt), s.Status,
+			s.ID, s.Agent, s.PromptCount, s.Project)
+	}
+	return nil
+}
+
+func newSessionShowCmd(app *App) *cobra.Command {
+	var id string
+	cmd := &cobra.Command{
+		Use:   "show --session ID",
+		Short: "Show a session with its summary, prompts and observations",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if id == "" && len(args) == 1 {
+				id = args[0]
+			}
+			return runSessionShow(cmd.Context(), app, id)
+		},
+	}
+	cmd.Flags().StringVar(&id, "session", "", "session id (or give it as the argument)")
+	return cmd
+}
+
+// sessionDetail is everything recorded in one session.
+type sessionDetail struct {
+	Session      memory.Session       `json:"session"`
+	Summary      *memory.Summary      `json:"summary"`
+	Prompts      []memory.Prompt      `json:"prompts"`
+	Observations []memory.Observation `json:"observations"`
+}
+
+func runSessionShow(ctx context.Context, app *App, id string) error {
+	if err := memory.ValidateSessionID("--session", id); err != nil {
+		return usageErr(err)
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	var d sessionDetail
+	if d.Session, err = db.Session(ctx, id); err != nil {
+		return err
+	}
+	if sum, err := db.SessionSummary(ctx, id); err == nil {
+		d.Summary = &sum
+	}
+	if d.Prompts, err = db.Prompts(ctx, id); err != nil {
+		return err
+	}
+	if d.Observations, err = db.ListObservations(ctx, store.ObservationFilter{SessionID: id, Ascending: true, Limit: 10000}); err != nil {
+		return err
+	}
+	if app.JSON {
+		return printJSON(app.Out, d)
+	}
+	writeSessionDetail(app.Out, d)
+	return nil
+}
+
+func writeSessionDetail(w io.Writer, d sessionDetail) {
+	s := d.Session
+	fmt.Fprintf(w, "session %s (%s)\n", s.ID, s.Status)
+	field(w, "project", s.Project)
+	field(w, "agent", s.Agent)
+	field(w, "agent type", s.AgentType)
+	field(w, "cwd", s.Cwd)
+	field(w, "parent", s.ParentID)
+	field(w, "started", stamp(s.StartedAt))
+	field(w, "last activity", stamp(s.LastActivityAt))
+	if s.EndedAt != nil {
+		field(w, "ended", stamp(*s.EndedAt))
+	}
+	listField(w, "files read", s.FilesRead)
+	if d.Summary != nil {
+		fmt.Fprintf(w, "\nsummary S%d (%s):\n  %s\n", d.Summary.ID, d.Summary.Generator, d.Summary.Text)
+	}
+	if len(d.Prompts) > 0 {
+		fmt.Fprintln(w, "\nprompts:")
+		for _, p := range d.Prompts {
+			fmt.Fprintf(w, "  %d. %s\n", p.PromptNumber, oneLine(p.Text))
+		}
+	}
+	if len(d.Observations) > 0 {
+		fmt.Fprintln(w, "\nobservations:")
+		for _, o := range d.Observations {
+			fmt.Fprintf(w, "  #%d  %s  %-9s  %s\n", o.ID, stamp(o.CreatedAt), o.Type, o.Title)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newStatsCmd(app *App) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "stats",
+		Short: "Count sessions, observations, summaries and prompts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			project := ""
+			if !all {
+				id, err := app.Project()
+				if err != nil {
+					return err
+				}
+				project = id.Key
+			}
+			db, err := app.Store(ctx)
+			if err != nil {
+				return err
+			}
+			st, err := db.Stats(ctx, project)
+			if err != nil {
+				return err
+			}
+			if app.JSON {
+				return printJSON(app.Out, st)
+			}
+			fmt.Fprintf(app.Out, "database: %s (%d bytes, WAL %d bytes)\n", st.Path, st.SizeBytes, st.WALBytes)
+			fmt.Fprintf(app.Out, "%d sessions, %d observations, %d summaries, %d prompts\n",
+				st.Sessions, st.Observations, st.Summaries, st.Prompts)
+			for _, p := range st.Projects {
+				fmt.Fprintf(app.Out, "  %s: %d sessions, %d observations, %d summaries, %d prompts\n",
+					p.Project, p.Sessions, p.Observations, p.Summaries, p.Prompts)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all-projects", false, "count every project (default: the current one)")
+	return cmd
+}

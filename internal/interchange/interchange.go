@@ -1,0 +1,225 @@
+// Package interchange reads and writes mem's JSON Lines interchange format:
+// one record per line, each with a "kind" (session, observation, summary,
+// prompt), field names as in the data model, times in RFC 3339.
+package interchange
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// MaxLine is the longest line Decode accepts.
+const MaxLine = 16 << 20
+
+// Encoder writes records, one per line.
+type Encoder struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+}
+
+// NewEncoder returns an Encoder writing to w; call Flush at the end.
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{w: bufio.NewWriter(w)} }
+
+// Encode writes one record.
+func (e *Encoder) Encode(r memory.Record) error {
+	var v any
+	switch r.Kind {
+	case memory.KindSession:
+		v = struct {
+			Kind string `json:"kind"`
+			*memory.Session
+		}{r.Kind, r.Session}
+	case memory.KindObservation:
+		v = struct {
+			Kind string `json:"kind"`
+			*memory.Observation
+		}{r.Kind, r.Observation}
+	case memory.KindSummary:
+		v = struct {
+			Kind string `json:"kind"`
+			*memory.Summary
+		}{r.Kind, r.Summary}
+	case memory.KindPrompt:
+		v = struct {
+			Kind string `json:"kind"`
+			*memory.Prompt
+		}{r.Kind, r.Prompt}
+	default:
+		return fmt.Errorf("encoding record: unknown kind %q", r.Kind)
+	}
+	e.buf.Reset()
+	enc := json.NewEncoder(&e.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encoding %s record: %w", r.Kind, err)
+	}
+	_, err := e.w.Write(e.buf.Bytes())
+	return err
+}
+
+// Flush writes out buffered records.
+func (e *Encoder) Flush() error { return e.w.Flush() }
+
+// Decode reads every record of r and validates each one. The first bad line
+// stops it with a *memory.LineError naming the line; blank lines are skipped.
+func Decode(r io.Reader) ([]memory.Record, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	var out []memory.Record
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		rec, err := DecodeLine(b)
+		if err != nil {
+			return nil, &memory.LineError{Line: line, Err: err}
+		}
+		rec.Line = line
+		out = append(out, rec)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &memory.LineError{Line: line + 1, Err: memory.Invalid("line", "at most 16 MiB", "")}
+		}
+		return nil, fmt.Errorf("reading records: %w", err)
+	}
+	return out, nil
+}
+
+// DecodeLine parses and validates one record.
+func DecodeLine(b []byte) (memory.Record, error) {
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return memory.Record{}, memory.Invalid("json", "one JSON object per line", jsonProblem(err))
+	}
+	rec := memory.Record{Kind: head.Kind}
+	var err error
+	switch head.Kind {
+	case memory.KindSession:
+		rec.Session = &memory.Session{}
+		if err = unmarshal(b, rec.Session); err == nil {
+			err = checkSession(rec.Session)
+		}
+	case memory.KindObservation:
+		rec.Observation = &memory.Observation{}
+		if err = unmarshal(b, rec.Observation); err == nil {
+			err = checkObservation(rec.Observation)
+		}
+	case memory.KindSummary:
+		rec.Summary = &memory.Summary{}
+		if err = unmarshal(b, rec.Summary); err == nil {
+			err = checkSummary(rec.Summary)
+		}
+	case memory.KindPrompt:
+		rec.Prompt = &memory.Prompt{}
+		if err = unmarshal(b, rec.Prompt); err == nil {
+			err = checkPrompt(rec.Prompt)
+		}
+	default:
+		err = memory.Invalid("kind", "session, observation, summary or prompt", head.Kind)
+	}
+	return rec, err
+}
+
+func unmarshal(b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return memory.Invalid(te.Field, "a JSON "+jsonKind(te.Type.Kind().String()), te.Value)
+		}
+		return memory.Invalid("json", "a valid record", jsonProblem(err))
+	}
+	return nil
+}
+
+func jsonKind(k string) string {
+	switch {
+	case strings.HasPrefix(k, "int"), strings.HasPrefix(k, "float"):
+		return "number"
+	case k == "slice":
+		return "array"
+	case k == "struct":
+		return "string in RFC 3339 form"
+	}
+	return k
+}
+
+func jsonProblem(err error) string {
+	s := err.Error()
+	return strings.TrimPrefix(s, "json: ")
+}
+
+func checkSession(s *memory.Session) error {
+	if err := memory.ValidateSessionID("id", s.ID); err != nil {
+		return err
+	}
+	if strings.TrimSpace(s.Project) == "" {
+		return memory.Invalid("project", "a non-empty project key", "")
+	}
+	if s.StartedAt.IsZero() {
+		return memory.Invalid("started_at", "an RFC 3339 time", "")
+	}
+	if s.LastActivityAt.IsZero() {
+		s.LastActivityAt = s.StartedAt
+	}
+	switch s.Status {
+	case "", memory.StatusActive, memory.StatusEnded:
+	default:
+		return memory.Invalid("status", "active or ended", s.Status)
+	}
+	return nil
+}
+
+func checkObservation(o *memory.Observation) error {
+	if strings.TrimSpace(o.UUID) == "" {
+		return memory.Invalid("uuid", "a non-empty uuid", "")
+	}
+	if o.CreatedAt.IsZero() {
+		return memory.Invalid("created_at", "an RFC 3339 time", "")
+	}
+	o.Normalize()
+	// The content hash is recomputed on import; a stale one must not block it.
+	o.ContentHash = ""
+	return o.Validate()
+}
+
+func checkSummary(s *memory.Summary) error {
+	if strings.TrimSpace(s.UUID) == "" {
+		return memory.Invalid("uuid", "a non-empty uuid", "")
+	}
+	if err := memory.ValidateSessionID("session_id", s.SessionID); err != nil {
+		return err
+	}
+	if s.CreatedAt.IsZero() {
+		return memory.Invalid("created_at", "an RFC 3339 time", "")
+	}
+	return nil
+}
+
+func checkPrompt(p *memory.Prompt) error {
+	if strings.TrimSpace(p.UUID) == "" {
+		return memory.Invalid("uuid", "a non-empty uuid", "")
+	}
+	if err := memory.ValidateSessionID("session_id", p.SessionID); err != nil {
+		return err
+	}
+	if p.PromptNumber < 1 {
+		return memory.Invalid("prompt_number", "a number >= 1", fmt.Sprint(p.PromptNumber))
+	}
+	if p.CreatedAt.IsZero() {
+		return memory.Invalid("created_at", "an RFC 3339 time", "")
+	}
+	return nil
+}
