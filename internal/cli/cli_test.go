@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run this test binary as the `mem` command, so the
+// scripts exercise the real command line in real processes.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"mem": func() {
+			app := NewApp(os.Stdin, os.Stdout, os.Stderr)
+			os.Exit(Main(context.Background(), app, os.Args[1:]))
+		},
+	})
+}
+
+// TestScripts runs every testdata/script/*.txtar. Each script gets its own
+// HOME and database (MEM_DB) in its work directory.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/home/.config")
+			env.Setenv("XDG_DATA_HOME", env.WorkDir+"/home/.local/share")
+			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/home/.local/state")
+			env.Setenv("MEM_DB", env.WorkDir+"/mem.db")
+			env.Setenv("MEM_PROJECT", "test/project")
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		RequireExplicitExec: false,
+	})
+}
