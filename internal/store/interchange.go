@@ -29,7 +29,23 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			res.Skipped[kind]++
 		}
 	}
-	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+	bulk := 0
+	for _, r := range recs {
+		if r.Kind == memory.KindObservation {
+			bulk++
+		}
+	}
+	err := db.bulkTx(ctx, bulk >= bulkObservations, func(tx *sqlx.Tx) error {
+		q := newStmtCache(tx)
+		defer q.close()
+		var restore func() error
+		var newIDs []int64
+		if bulk >= bulkObservations {
+			var err error
+			if restore, err = suspendTrigger(ctx, tx, "observations_ai"); err != nil {
+				return err
+			}
+		}
 		projects := map[string]string{} // session id -> project
 		projectOf := func(line int, id string) (string, error) {
 			if p, ok := projects[id]; ok {
@@ -37,6 +53,9 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			}
 			s, err := getSession(ctx, tx, id)
 			if err != nil {
+				if !errors.Is(err, memory.ErrNotFound) {
+					return "", err
+				}
 				return "", &memory.LineError{Line: line, Err: memory.Invalid("session_id", "the id of a session in the file or the database", id)}
 			}
 			projects[id] = s.Project
@@ -47,7 +66,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			var err error
 			switch r.Kind {
 			case memory.KindSession:
-				added, err = importSession(ctx, tx, *r.Session)
+				added, err = importSession(ctx, q, *r.Session)
 				projects[r.Session.ID] = r.Session.Project
 				if !added {
 					if s, gerr := getSession(ctx, tx, r.Session.ID); gerr == nil {
@@ -60,14 +79,17 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 					return err
 				}
 				var a Added
-				a, err = insertObservation(ctx, tx, &o)
+				a, err = insertObservation(ctx, q, &o)
 				added = !a.Duplicate
+				if added {
+					newIDs = append(newIDs, a.ID)
+				}
 			case memory.KindSummary:
 				s := *r.Summary
 				if s.Project, err = projectOf(r.Line, s.SessionID); err != nil {
 					return err
 				}
-				if added, err = absent(ctx, tx, `summaries WHERE uuid = ? OR session_id = ?`, s.UUID, s.SessionID); added {
+				if added, err = absent(ctx, q, `summaries WHERE uuid = ? OR session_id = ?`, s.UUID, s.SessionID); added {
 					_, err = putSummary(ctx, tx, s, false)
 				}
 			case memory.KindPrompt:
@@ -75,10 +97,10 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 				if p.Project, err = projectOf(r.Line, p.SessionID); err != nil {
 					return err
 				}
-				if added, err = absent(ctx, tx, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,
+				if added, err = absent(ctx, q, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,
 					p.UUID, p.SessionID, p.PromptNumber); added {
-					if err = insertPrompt(ctx, tx, &p); err == nil {
-						_, err = tx.ExecContext(ctx, `UPDATE sessions SET prompt_count = max(prompt_count, ?) WHERE id = ?`,
+					if err = insertPrompt(ctx, q, &p); err == nil {
+						_, err = q.ExecContext(ctx, `UPDATE sessions SET prompt_count = max(prompt_count, ?) WHERE id = ?`,
 							p.PromptNumber, p.SessionID)
 					}
 				}
@@ -94,7 +116,13 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			}
 			count(r.Kind, added)
 		}
-		return nil
+		if restore == nil {
+			return nil
+		}
+		if err := indexObservations(ctx, tx, newIDs); err != nil {
+			return err
+		}
+		return restore()
 	})
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("importing: %w", err)
@@ -103,7 +131,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 }
 
 // absent reports whether no row matches "table WHERE ...".
-func absent(ctx context.Context, tx *sqlx.Tx, from string, args ...any) (bool, error) {
+func absent(ctx context.Context, tx querier, from string, args ...any) (bool, error) {
 	var n int
 	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM `+from, args...); err != nil {
 		return false, err
@@ -111,7 +139,7 @@ func absent(ctx context.Context, tx *sqlx.Tx, from string, args ...any) (bool, e
 	return n == 0, nil
 }
 
-func importSession(ctx context.Context, tx *sqlx.Tx, s memory.Session) (bool, error) {
+func importSession(ctx context.Context, tx querier, s memory.Session) (bool, error) {
 	var ended any
 	if s.EndedAt != nil {
 		ended = toMillis(*s.EndedAt)

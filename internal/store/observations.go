@@ -56,7 +56,7 @@ func (db *DB) AddObservation(ctx context.Context, o memory.Observation) (Added, 
 // insertObservation writes a normalised, validated observation. It keeps the
 // given UUID and ID where they are set (import), else makes them. A row with
 // the same uuid, or the same content in the session, is reported as duplicate.
-func insertObservation(ctx context.Context, tx *sqlx.Tx, o *memory.Observation) (Added, error) {
+func insertObservation(ctx context.Context, tx querier, o *memory.Observation) (Added, error) {
 	if o.UUID == "" {
 		o.UUID = uuid.NewString()
 	}

@@ -38,7 +38,7 @@ func (db *DB) AddPrompt(ctx context.Context, sessionID, text string, at time.Tim
 	return out, nil
 }
 
-func insertPrompt(ctx context.Context, tx *sqlx.Tx, p *memory.Prompt) error {
+func insertPrompt(ctx context.Context, tx querier, p *memory.Prompt) error {
 	var id any
 	if p.ID > 0 {
 		id = p.ID
