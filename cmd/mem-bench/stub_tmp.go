@@ -1,4 +1,3 @@
 package main
 
-func runBench(args []string) error  { return nil }
 func runStress(args []string) error { return nil }

@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -64,6 +65,7 @@ func DSN(path string, busyMillis int) string {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_size_limit(0)")
 	q.Set("_txlock", "immediate")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
@@ -75,10 +77,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
-	x, err := sqlx.Open("sqlite", DSN(path, opts.BusyTimeoutMillis))
+	base, err := sqlite.NewConnector(DSN(path, opts.BusyTimeoutMillis))
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
+	x := sqlx.NewDb(sql.OpenDB(keepWAL{base}), "sqlite")
 	db := &DB{x: x, path: path}
 	if !opts.NoMigrate {
 		if err := db.migrate(ctx); err != nil {
@@ -87,6 +90,27 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		}
 	}
 	return db, nil
+}
+
+// keepWAL opens connections that leave the -wal and -shm files in place when
+// the last one closes. mem runs as many short processes; without it each
+// one created both files and deleted them again on exit, which cost a
+// writer about a third of its run (docs/bench.md). journal_size_limit(0)
+// still truncates the WAL to nothing after the closing checkpoint.
+type keepWAL struct{ driver.Connector }
+
+func (k keepWAL) Connect(ctx context.Context) (driver.Conn, error) {
+	c, err := k.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if fc, ok := c.(sqlite.FileControl); ok {
+		if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("keeping the WAL file: %w", err)
+		}
+	}
+	return c, nil
 }
 
 // checkPath rejects a directory or a non-SQLite file before SQLite sees it,
