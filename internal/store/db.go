@@ -34,6 +34,9 @@ var (
 	ErrReadOnly = errors.New("database is read-only")
 	// ErrFull: the disk or the file-size limit is full.
 	ErrFull = errors.New("disk is full")
+	// ErrWrite: the operating system refused a write to the database file;
+	// a file-size limit (ulimit -f) shows up as this rather than ErrFull.
+	ErrWrite = errors.New("cannot write the database file (disk full, file-size limit or I/O error)")
 )
 
 // BusyTimeoutMillis is how long a statement waits for another writer.
@@ -207,6 +210,10 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %v", ErrReadOnly, err)
 	case sqlite3.SQLITE_FULL:
 		return fmt.Errorf("%w: %v", ErrFull, err)
+	case sqlite3.SQLITE_IOERR:
+		if se.Code() == sqlite3.SQLITE_IOERR_WRITE {
+			return fmt.Errorf("%w: %v", ErrWrite, err)
+		}
 	}
 	return err
 }

@@ -1,3 +1,0 @@
-package main
-
-func runStress(args []string) error { return nil }
