@@ -46,6 +46,8 @@ const BusyTimeoutMillis = 5000
 type DB struct {
 	x    *sqlx.DB
 	path string
+	// lockHeld: Open holds the migration lock already (a new file).
+	lockHeld bool
 }
 
 // Options tune Open.
@@ -80,12 +82,26 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
+	var lockHeld bool
+	if !opts.NoMigrate && !inWALMode(path) {
+		// A new file: the first connection switches it to WAL mode, which
+		// needs an exclusive lock. Two processes doing that at once both
+		// hold a shared lock and want to escalate, and SQLite answers one
+		// of them SQLITE_BUSY at once instead of waiting (deadlock
+		// avoidance). So first opens take turns under the migration lock.
+		lk := &fileLocker{path: path + ".migrate-lock"}
+		if err := lk.Lock(ctx, nil); err != nil {
+			return nil, err
+		}
+		defer lk.Unlock(ctx, nil)
+		lockHeld = true
+	}
 	base, err := sqlite.NewConnector(DSN(path, opts.BusyTimeoutMillis))
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
 	x := sqlx.NewDb(sql.OpenDB(keepWAL{base}), "sqlite")
-	db := &DB{x: x, path: path}
+	db := &DB{x: x, path: path, lockHeld: lockHeld}
 	if !opts.NoMigrate {
 		if err := db.migrate(ctx); err != nil {
 			x.Close()
@@ -114,6 +130,21 @@ func (k keepWAL) Connect(ctx context.Context) (driver.Conn, error) {
 		}
 	}
 	return c, nil
+}
+
+// inWALMode reports whether path is a SQLite file already switched to WAL
+// mode (header bytes 18 and 19 are 2), so opening it changes nothing.
+func inWALMode(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 20)
+	if n, _ := f.Read(head); n < 20 {
+		return false
+	}
+	return head[18] == 2 && head[19] == 2
 }
 
 // checkPath rejects a directory or a non-SQLite file before SQLite sees it,

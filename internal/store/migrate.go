@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 
 	"github.com/memhq/mem/migrations"
 )
@@ -70,13 +71,22 @@ func (db *DB) migrate(ctx context.Context) error {
 }
 
 func (db *DB) provider() (*goose.Provider, error) {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.x.DB, migrations.FS,
-		goose.WithLocker(&fileLocker{path: db.path + ".migrate-lock"}))
+	var lk lock.Locker = &fileLocker{path: db.path + ".migrate-lock"}
+	if db.lockHeld {
+		lk = heldLock{} // Open holds it; a second flock would wait for ourselves
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.x.DB, migrations.FS, goose.WithLocker(lk))
 	if err != nil {
 		return nil, fmt.Errorf("loading migrations: %w", err)
 	}
 	return p, nil
 }
+
+// heldLock is the goose Locker when Open already holds the migration lock.
+type heldLock struct{}
+
+func (heldLock) Lock(context.Context, *sql.DB) error   { return nil }
+func (heldLock) Unlock(context.Context, *sql.DB) error { return nil }
 
 // gooseVersion returns the newest applied goose version, 0 when none.
 func (db *DB) gooseVersion(ctx context.Context) int64 {
