@@ -48,7 +48,7 @@ func Filter(text string) string {
 
 // StripPrivate removes every <private>...</private> part.
 func StripPrivate(text string) string {
-	lower := strings.ToLower(text)
+	lower := asciiLower(text)
 	if !strings.Contains(lower, openTag) {
 		return text
 	}
@@ -73,6 +73,20 @@ func StripPrivate(text string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// asciiLower lowercases ASCII letters only, byte for byte, so that indexes
+// into the result are indexes into text. strings.ToLower may change lengths
+// (invalid UTF-8 becomes U+FFFD, some letters lower to other widths), which
+// made StripPrivate slice out of range (found by FuzzFilter).
+func asciiLower(text string) string {
+	b := []byte(text)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // Redact replaces secrets by [REDACTED].
