@@ -79,9 +79,9 @@ func TestLease(t *testing.T) {
 		wantHolder      string
 	}{
 		{"a", "", now, "a"},
-		{"b", "", now.Add(time.Minute), "a"},        // held
-		{"a", "", now.Add(2 * time.Minute), "a"},    // renewal
-		{"b", "a", now.Add(3 * time.Minute), "b"},   // a is dead: replaced
+		{"b", "", now.Add(time.Minute), "a"},         // held
+		{"a", "", now.Add(2 * time.Minute), "a"},     // renewal
+		{"b", "a", now.Add(3 * time.Minute), "b"},    // a is dead: replaced
 		{"c", "", now.Add(3*time.Minute + ttl), "c"}, // b's lease expired
 	}
 	for i, s := range steps {
