@@ -134,7 +134,10 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	if o.Pending {
 		prog := newProgress(app.Err)
 		job := summarize.Job{Queue: summarizeQueue{db}, Options: opts, Idle: o.Idle, Limit: o.Limit,
-			DryRun: o.DryRun, Progress: prog.event}
+			DryRun: o.DryRun}
+		if !o.DryRun {
+			job.Progress = prog.event
+		}
 		rep, err := job.Run(ctx)
 		prog.finish()
 		if err != nil {
@@ -164,6 +167,11 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	out.ElapsedMillis = time.Since(start).Milliseconds()
 	if app.JSON {
 		return printJSON(app.Out, out)
+	}
+	if out.Report != nil && out.Report.DryRun {
+		for _, s := range out.Report.Sessions {
+			fmt.Fprintf(app.Out, "%s\t%s\n", s.ID, s.Reason)
+		}
 	}
 	fmt.Fprintln(app.Out, out.line())
 	return nil
@@ -299,8 +307,6 @@ func (p *progress) event(e summarize.Event) {
 		switch {
 		case s.Skipped != "":
 			what = "skipped: " + s.Skipped
-		case what == "":
-			what = "pending"
 		}
 		fmt.Fprintf(p.w, "summarize: [%d/%d] %s (%s): %s\n", e.Done, e.Total, s.ID, s.Reason, what)
 		if s.Fallback != "" {
