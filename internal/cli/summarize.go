@@ -183,7 +183,11 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 	if o.DryRun {
 		var in summarize.Input
 		if in, err = summarize.Load(ctx, db, o.Session); err == nil {
-			res, err = summarize.Build(ctx, in, opts)
+			if in.Empty() {
+				res.Skipped = summarize.NothingRecorded
+			} else {
+				res, err = summarize.Build(ctx, in, opts)
+			}
 		}
 	} else {
 		res, err = summarize.Session(ctx, db, o.Session, opts)
@@ -198,7 +202,14 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 		fmt.Fprintln(app.Err, "mem: "+res.Fallback)
 	}
 	if app.JSON {
+		if res.Skipped != "" {
+			return printJSON(app.Out, map[string]string{"session_id": o.Session, "skipped": res.Skipped})
+		}
 		return printJSON(app.Out, res)
+	}
+	if res.Skipped != "" {
+		fmt.Fprintf(app.Out, "session %s not summarized: %s\n", o.Session, res.Skipped)
+		return nil
 	}
 	s := res.Summary
 	verb := "summarized"

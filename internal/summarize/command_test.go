@@ -221,3 +221,28 @@ func TestHolderAlive(t *testing.T) {
 		t.Error("a holder of another host must count as alive")
 	}
 }
+
+// A long run renews its lease as it goes, and stops if another run took it.
+func TestJobRenewsLease(t *testing.T) {
+	ctx := context.Background()
+	src := newFakeStore(loadInput(t, "refactor"), loadInput(t, "debugging"), loadInput(t, "reads"))
+	clock := fixedNow()
+	tick := func() time.Time { clock = clock.Add(4 * time.Minute); return clock }
+	var untils []time.Time
+	job := Job{Queue: src, Options: Options{Now: tick}, Holder: "me:1", LeaseTTL: 10 * time.Minute,
+		Progress: func(Event) { untils = append(untils, src.until) }}
+	if _, err := job.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(untils) != 3 || !untils[2].After(untils[0]) {
+		t.Fatalf("lease expiries seen during the run: %v; want it renewed", untils)
+	}
+
+	src = newFakeStore(loadInput(t, "refactor"), loadInput(t, "debugging"))
+	job.Queue = src
+	job.Progress = func(Event) { src.holder, src.until = "thief:2", clock.Add(time.Hour) }
+	_, err := job.Run(ctx)
+	if err == nil || !strings.Contains(err.Error(), "lost the summarize lease to thief:2") {
+		t.Fatalf("err %v, want the lost lease", err)
+	}
+}

@@ -148,6 +148,9 @@ func (j Job) Run(ctx context.Context) (Report, error) {
 			rep.Skipped++
 		case err != nil:
 			return rep, err
+		case res.Skipped != "":
+			sr.Skipped = res.Skipped
+			rep.Skipped++
 		default:
 			sr.Generator, sr.Tokens, sr.Fallback = res.Summary.Generator, res.Summary.TokenCount, res.Fallback
 			rep.Summarized++

@@ -74,6 +74,17 @@ func (o Options) now() time.Time {
 type Result struct {
 	Summary  memory.Summary `json:"summary"`
 	Fallback string         `json:"fallback,omitempty"`
+	// Skipped says why nothing was written (the session recorded nothing).
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// NothingRecorded is Result.Skipped for a session with no prompt, no
+// observation and no last message: there is nothing to summarize.
+const NothingRecorded = "nothing recorded: no prompt, observation or last message"
+
+// Empty reports whether a session recorded nothing to summarize.
+func (in Input) Empty() bool {
+	return len(in.Prompts) == 0 && len(in.Observations) == 0 && in.Session.LastMessage == ""
 }
 
 // Load reads the input of one session. An unknown session is an error that
@@ -97,12 +108,16 @@ func Load(ctx context.Context, r Reader, sessionID string) (Input, error) {
 // Session summarizes one session now and stores the summary, replacing the
 // previous one. With no Summarizer in opts it uses the extractive
 // summarizer, which reads the database three times, writes once and does no
-// other I/O, so it suits the editor's SessionEnd hook. An unknown session is
-// an error wrapping memory.ErrNotFound.
+// other I/O, so it suits the editor's SessionEnd hook. A session that
+// recorded nothing is left alone (Result.Skipped). An unknown session is an
+// error wrapping memory.ErrNotFound.
 func Session(ctx context.Context, src Source, sessionID string, opts Options) (Result, error) {
 	in, err := Load(ctx, src, sessionID)
 	if err != nil {
 		return Result{}, err
+	}
+	if in.Empty() {
+		return Result{Skipped: NothingRecorded}, nil
 	}
 	res, err := Build(ctx, in, opts)
 	if err != nil {
