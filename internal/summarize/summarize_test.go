@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/tokens"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -130,7 +129,6 @@ func TestExtractiveBound(t *testing.T) {
 			t.Errorf("covers_until %v, want %v", res.Summary.CoversUntil, want)
 		}
 	}
-	_ = tokens.Estimate
 }
 
 func TestClean(t *testing.T) {
