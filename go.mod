@@ -9,6 +9,7 @@ require (
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/spf13/cobra v1.10.2
 	github.com/tiktoken-go/tokenizer v0.10.0
+	golang.org/x/term v0.47.0
 	modernc.org/sqlite v1.60.1
 )
 

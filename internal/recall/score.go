@@ -1,0 +1,130 @@
+package recall
+
+import (
+	"math"
+	"path"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// Factors explain a relevance score: each factor is in [0, 1] and the score
+// is the sum of the factors times their weights.
+type Factors struct {
+	Recency    float64 `json:"recency"`
+	Importance float64 `json:"importance"`
+	AgentType  float64 `json:"agent_type"`
+	Keyword    float64 `json:"keyword"`
+	// Matched are the keywords the observation contains.
+	Matched []string `json:"matched,omitempty"`
+}
+
+// scorer ranks observations for one request.
+type scorer struct {
+	ref       time.Time
+	halfLife  time.Duration
+	weights   Weights
+	agentType string
+	keywords  map[string]bool
+}
+
+// maxKeywords bounds the keyword set: long sessions touch many files.
+const maxKeywords = 64
+
+// keywordsOf returns the distinct significant words of texts, in order of
+// first appearance: lowercased letters and digits, at least three long, not
+// a stop word; a path also gives its file name without extension.
+func keywordsOf(texts ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, w := range words(t) {
+			if len(out) == maxKeywords {
+				return out
+			}
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// words splits text into lowercased significant words.
+func words(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if len([]rune(f)) >= 3 && !stopWords[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fileWords are the words of paths and their file names.
+func fileWords(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		base := path.Base(p)
+		out = append(out, words(strings.TrimSuffix(base, path.Ext(base)))...)
+		out = append(out, words(p)...)
+	}
+	return out
+}
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the and for are but not you all any can had her was one our out has
+		have this that with from they will would there their what when which who how why its into than then
+		them these those been being were does did doing done just also only very more most some such about
+		after before again over under should could please let lets make use using used get got need want
+		like now here file files`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// score computes an observation's relevance.
+func (s *scorer) score(o memory.Observation) (float64, Factors) {
+	var f Factors
+	age := s.ref.Sub(o.CreatedAt)
+	if age < 0 {
+		age = 0
+	}
+	if s.halfLife > 0 {
+		f.Recency = math.Exp2(-float64(age) / float64(s.halfLife))
+	} else {
+		f.Recency = 1
+	}
+	f.Importance = o.Type.Importance()
+	if s.agentType != "" && strings.EqualFold(o.AgentType, s.agentType) {
+		f.AgentType = 1
+	}
+	if len(s.keywords) > 0 {
+		seen := map[string]bool{}
+		terms := words(o.Title + " " + o.Subtitle + " " + strings.Join(o.Concepts, " "))
+		terms = append(terms, fileWords(o.FilesModified)...)
+		terms = append(terms, fileWords(o.FilesRead)...)
+		for _, t := range terms {
+			if s.keywords[t] && !seen[t] {
+				seen[t] = true
+				f.Matched = append(f.Matched, t)
+			}
+		}
+		sort.Strings(f.Matched)
+		f.Keyword = math.Min(1, float64(len(f.Matched))/math.Min(float64(len(s.keywords)), 3))
+	}
+	w := s.weights
+	total := w.Recency*f.Recency + w.Importance*f.Importance + w.AgentType*f.AgentType + w.Keyword*f.Keyword
+	return round(total), Factors{Recency: round(f.Recency), Importance: f.Importance, AgentType: f.AgentType,
+		Keyword: round(f.Keyword), Matched: f.Matched}
+}
+
+// round keeps four decimals, so scores print and compare the same everywhere.
+func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
