@@ -383,4 +383,3 @@ func render(r renderer, req Request, picked []chosen, minimal bool, maxObs, maxS
 	b = append(b, r.tail(minimal)...)
 	return string(b), entries, om
 }
-

@@ -38,13 +38,17 @@ func prefix(cl []string, n int) string {
 	return strings.TrimSpace(strings.Join(cl[:n], ""))
 }
 
-// firstClause returns text up to its first sentence or clause boundary.
-func firstClause(text string) string {
+// firstSentence returns text up to the end of its first sentence (or line).
+func firstSentence(text string) string {
 	cl := clauses(text)
-	if len(cl) == 0 {
-		return ""
+	for n := 1; n <= len(cl); n++ {
+		p := prefix(cl, n)
+		if n == len(cl) || strings.HasSuffix(p, ".") || strings.HasSuffix(p, "!") || strings.HasSuffix(p, "?") ||
+			strings.HasPrefix(cl[n], "\n") {
+			return p
+		}
 	}
-	return prefix(cl, 1)
+	return ""
 }
 
 // oneLine folds line breaks and runs of spaces into single spaces.
