@@ -26,10 +26,26 @@ type Entry struct {
 	Tokens    int         `json:"tokens"`              // estimate of the item's text
 }
 
-// Omitted counts what the block leaves out.
+// Omitted counts what the block leaves out. Counting stops at countCap
+// (so a huge project costs no more than a big one); a count that reached it
+// is a lower bound, marked AtLeast, and printed as "10000+".
 type Omitted struct {
-	Observations int `json:"observations"`
-	Sessions     int `json:"sessions"` // earlier sessions whose summary is not shown
+	Observations int  `json:"observations"`
+	Sessions     int  `json:"sessions"` // earlier sessions whose summary is not shown
+	AtLeast      bool `json:"at_least,omitempty"`
+}
+
+// countCap is where counting stops.
+const countCap = 10000
+
+// counts renders the two counts of o.
+func (o Omitted) counts() (obs, sessions string) {
+	obs, sessions = fmt.Sprint(o.Observations), fmt.Sprint(o.Sessions)
+	if o.AtLeast {
+		obs += "+"
+		sessions += "+"
+	}
+	return obs, sessions
 }
 
 // Result is a built block and how it was made.
@@ -128,23 +144,24 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	if err != nil {
 		return res, err
 	}
-	recent, err := src.RecentObservations(ctx, req.Project, nil, recentLimit)
+	recent, err := src.RecentBriefs(ctx, req.Project, nil, recentLimit)
 	if err != nil {
 		return res, err
 	}
-	important, err := src.RecentObservations(ctx, req.Project,
+	important, err := src.RecentBriefs(ctx, req.Project,
 		[]memory.Type{memory.TypeDecision, memory.TypeProblem, memory.TypeWarning}, importantLimit)
 	if err != nil {
 		return res, err
 	}
-	totalObs, err := src.CountObservations(ctx, req.Project)
+	totalObs, err := src.CountObservationsUpTo(ctx, req.Project, countCap)
 	if err != nil {
 		return res, err
 	}
-	totalSum, err := src.CountSummaries(ctx, req.Project, req.SessionID)
+	totalSum, err := src.CountSummariesUpTo(ctx, req.Project, req.SessionID, countCap)
 	if err != nil {
 		return res, err
 	}
+	capped := totalObs >= countCap || totalSum >= countCap
 
 	// Keywords: the prompt, or what the current session asked and touched.
 	if req.Prompt != "" {
@@ -231,7 +248,7 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 			maxObs++
 		}
 	}
-	fillBlock(&res, newRenderer(req), req, phases, maxObs, totalSum)
+	fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
 	return res, nil
 }
 
@@ -285,15 +302,15 @@ type chosen struct {
 // fillBlock selects items phase by phase within the budget and renders the
 // block. Costs are summed per part; since the estimate is subadditive the
 // sum bounds the whole, and the rendered block is checked again anyway.
-func fillBlock(res *Result, r renderer, req Request, phases []phase, maxObs, maxSessions int) {
+func fillBlock(res *Result, r renderer, req Request, phases []phase, all Omitted) {
 	for _, minimal := range []bool{false, true} {
-		frame := r.head(req.Project, minimal) + r.tail(minimal) + r.omitted(maxObs, maxSessions, minimal)
+		frame := r.head(req.Project, minimal) + r.tail(minimal) + r.omitted(all, minimal)
 		if !fits(frame, req.Budget, req.MaxChars) {
 			continue
 		}
 		picked := pick(r, req, phases, frame)
 		for {
-			text, entries, omitted := render(r, req, picked, minimal, maxObs, maxSessions)
+			text, entries, omitted := render(r, req, picked, minimal, all)
 			if fits(text, req.Budget, req.MaxChars) || len(picked) == 0 {
 				if fits(text, req.Budget, req.MaxChars) {
 					res.setText(text)
@@ -305,7 +322,7 @@ func fillBlock(res *Result, r renderer, req Request, phases []phase, maxObs, max
 			picked = picked[:len(picked)-1]
 		}
 	}
-	res.Omitted = Omitted{Observations: maxObs, Sessions: maxSessions}
+	res.Omitted = all
 }
 
 // pick chooses the items and their renderings.
@@ -348,7 +365,7 @@ func pick(r renderer, req Request, phases []phase, frame string) []chosen {
 }
 
 // render writes the block with the picked items in group order.
-func render(r renderer, req Request, picked []chosen, minimal bool, maxObs, maxSessions int) (string, []Entry, Omitted) {
+func render(r renderer, req Request, picked []chosen, minimal bool, all Omitted) (string, []Entry, Omitted) {
 	byGroup := map[string][]chosen{}
 	for _, c := range picked {
 		g := r.group(c.it)
@@ -378,8 +395,9 @@ func render(r renderer, req Request, picked []chosen, minimal bool, maxObs, maxS
 		}
 		b = append(b, r.groupTail(g)...)
 	}
-	om := Omitted{Observations: max(0, maxObs-shownObs), Sessions: max(0, maxSessions-shownSessions)}
-	b = append(b, r.omitted(om.Observations, om.Sessions, minimal)...)
+	om := Omitted{Observations: max(0, all.Observations-shownObs), Sessions: max(0, all.Sessions-shownSessions),
+		AtLeast: all.AtLeast}
+	b = append(b, r.omitted(om, minimal)...)
 	b = append(b, r.tail(minimal)...)
 	return string(b), entries, om
 }

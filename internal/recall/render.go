@@ -34,7 +34,7 @@ type version struct {
 type renderer interface {
 	head(project string, minimal bool) string
 	tail(minimal bool) string
-	omitted(observations, sessions int, minimal bool) string
+	omitted(o Omitted, minimal bool) string
 	groups() []string
 	group(it *item) string
 	groupHead(g string) string
@@ -219,11 +219,12 @@ func (r xmlRenderer) head(project string, minimal bool) string {
 
 func (xmlRenderer) tail(bool) string { return "</memory_context>\n" }
 
-func (xmlRenderer) omitted(obs, sessions int, minimal bool) string {
+func (xmlRenderer) omitted(o Omitted, minimal bool) string {
+	obs, sessions := o.counts()
 	if minimal {
-		return fmt.Sprintf("<omitted observations=\"%d\" sessions=\"%d\"/>\n", obs, sessions)
+		return fmt.Sprintf("<omitted observations=\"%s\" sessions=\"%s\"/>\n", obs, sessions)
 	}
-	return fmt.Sprintf("<omitted observations=\"%d\" sessions=\"%d\">Full records: mem get ID (or MCP get_observations). More: mem search QUERY (or MCP search).</omitted>\n", obs, sessions)
+	return fmt.Sprintf("<omitted observations=\"%s\" sessions=\"%s\">Full records: mem get ID (or MCP get_observations). More: mem search QUERY (or MCP search).</omitted>\n", obs, sessions)
 }
 
 func (xmlRenderer) groups() []string { return []string{groupCurrent, groupSessions, groupIndex} }
@@ -282,11 +283,12 @@ func (textRenderer) head(project string, minimal bool) string {
 
 func (textRenderer) tail(bool) string { return "" }
 
-func (textRenderer) omitted(obs, sessions int, minimal bool) string {
+func (textRenderer) omitted(o Omitted, minimal bool) string {
+	obs, sessions := o.counts()
 	if minimal {
-		return fmt.Sprintf("Not shown: %d observations, %d sessions.\n", obs, sessions)
+		return fmt.Sprintf("Not shown: %s observations, %s sessions.\n", obs, sessions)
 	}
-	return fmt.Sprintf("Not shown: %d observations, %d sessions. Full records: mem get ID (or MCP get_observations). More: mem search QUERY (or MCP search).\n", obs, sessions)
+	return fmt.Sprintf("Not shown: %s observations, %s sessions. Full records: mem get ID (or MCP get_observations). More: mem search QUERY (or MCP search).\n", obs, sessions)
 }
 
 func (textRenderer) groups() []string { return []string{groupCurrent, groupSessions, groupIndex} }
@@ -361,12 +363,13 @@ func (r prettyRenderer) head(project string, minimal bool) string {
 
 func (prettyRenderer) tail(bool) string { return "" }
 
-func (r prettyRenderer) omitted(obs, sessions int, minimal bool) string {
-	s := fmt.Sprintf("%d observations and %d sessions not shown", obs, sessions)
+func (r prettyRenderer) omitted(o Omitted, minimal bool) string {
+	obs, sessions := o.counts()
+	s := fmt.Sprintf("%s observations and %s sessions not shown", obs, sessions)
 	if !minimal {
 		s += "; details: mem get ID, more: mem search QUERY"
 	}
-	if obs == 0 && sessions == 0 {
+	if o.Observations == 0 && o.Sessions == 0 {
 		s = "Details: mem get ID, more: mem search QUERY"
 	}
 	if r.boxes {

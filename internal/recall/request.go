@@ -19,14 +19,19 @@ type Source interface {
 	Session(ctx context.Context, id string) (memory.Session, error)
 	// RecentSummaries: newest first, without excludeSession's summary.
 	RecentSummaries(ctx context.Context, project, excludeSession string, limit int) ([]memory.Summary, error)
-	// RecentObservations: newest first; with types, only those types.
-	RecentObservations(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error)
+	// RecentBriefs: newest first; with types, only those types. Narrative
+	// and facts may be left empty (the index shows neither).
+	RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error)
 	// SessionObservations: the session's observations, newest first.
 	SessionObservations(ctx context.Context, sessionID string, limit int) ([]memory.Observation, error)
 	// Prompts: the session's prompts in order.
 	Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error)
-	CountObservations(ctx context.Context, project string) (int, error)
-	CountSummaries(ctx context.Context, project, excludeSession string) (int, error)
+	// CountObservationsUpTo counts a project's observations, or returns
+	// limit when there are at least that many.
+	CountObservationsUpTo(ctx context.Context, project string, limit int) (int, error)
+	// CountSummariesUpTo counts a project's summaries but excludeSession's,
+	// or returns limit when there are at least that many.
+	CountSummariesUpTo(ctx context.Context, project, excludeSession string, limit int) (int, error)
 }
 
 // Mode says what the block is for.

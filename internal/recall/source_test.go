@@ -54,7 +54,7 @@ func (m *memSource) RecentSummaries(_ context.Context, project, exclude string, 
 	return out[:min(limit, len(out))], nil
 }
 
-func (m *memSource) RecentObservations(_ context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
+func (m *memSource) RecentBriefs(_ context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
 	var out []memory.Observation
 	for _, o := range m.Observations {
 		if o.Project != project {
@@ -97,24 +97,24 @@ func (m *memSource) Prompts(_ context.Context, id string) ([]memory.Prompt, erro
 	return out, nil
 }
 
-func (m *memSource) CountObservations(_ context.Context, project string) (int, error) {
+func (m *memSource) CountObservationsUpTo(_ context.Context, project string, limit int) (int, error) {
 	n := 0
 	for _, o := range m.Observations {
 		if o.Project == project {
 			n++
 		}
 	}
-	return n, nil
+	return min(n, limit), nil
 }
 
-func (m *memSource) CountSummaries(_ context.Context, project, exclude string) (int, error) {
+func (m *memSource) CountSummariesUpTo(_ context.Context, project, exclude string, limit int) (int, error) {
 	n := 0
 	for _, s := range m.Summaries {
 		if s.Project == project && s.SessionID != exclude {
 			n++
 		}
 	}
-	return n, nil
+	return min(n, limit), nil
 }
 
 // loadFixture reads testdata/fixture.json: a realistic memory of a project.

@@ -11,21 +11,30 @@ import (
 // The reads recall needs (recall.Source). Each one is a bounded index range
 // scan, so `mem inject` costs the same on a small and a huge database.
 
-// typeWindow bounds how far back RecentObservations looks for observations
-// of given types: rare types must not turn it into a scan of the project.
-const typeWindow = 5000
+// typeWindow bounds how far back RecentBriefs looks for observations of
+// given types: rare types must not turn it into a scan of the project.
+const typeWindow = 2000
 
-// RecentObservations returns a project's newest observations, newest first.
-// With types, only those types, among the project's typeWindow newest.
-func (db *DB) RecentObservations(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
-	q := `SELECT ` + observationCols + ` FROM observations WHERE project = ?
+// briefCols are the columns of an observation an index line and its
+// relevance need: everything but narrative and facts, which can be long.
+const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS narrative, '[]' AS facts,
+	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
+	token_count, created_at`
+
+// RecentBriefs returns a project's newest observations, newest first,
+// without their narrative and facts. With types, only those types among the
+// project's typeWindow newest observations.
+func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
+	q := `SELECT ` + briefCols + ` FROM observations WHERE project = ?
 		ORDER BY created_at DESC, id DESC LIMIT ?`
 	args := []any{project, limitOr(limit, 100)}
 	if len(types) > 0 {
-		q = `SELECT ` + observationCols + ` FROM (SELECT * FROM observations WHERE project = ?
-			ORDER BY created_at DESC, id DESC LIMIT ?)
+		q = `SELECT ` + briefCols + ` FROM observations WHERE id IN (
+			SELECT id FROM (SELECT id, type, created_at FROM observations WHERE project = ?
+				ORDER BY created_at DESC, id DESC LIMIT ?)
 			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `)
-			ORDER BY created_at DESC, id DESC LIMIT ?`
+			ORDER BY created_at DESC, id DESC LIMIT ?)
+		ORDER BY created_at DESC, id DESC`
 		args = []any{project, typeWindow}
 		for _, t := range types {
 			args = append(args, string(t))
@@ -33,6 +42,15 @@ func (db *DB) RecentObservations(ctx context.Context, project string, types []me
 		args = append(args, limitOr(limit, 100))
 	}
 	return db.selectObservations(ctx, "reading recent observations", q, args...)
+}
+
+// CountObservationsUpTo counts a project's observations, stopping at limit
+// so that the cost stays bounded on a large project.
+func (db *DB) CountObservationsUpTo(ctx context.Context, project string, limit int) (int, error) {
+	var n int
+	err := db.x.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM observations WHERE project = ? LIMIT ?)`,
+		project, limit)
+	return n, mapErr(err)
 }
 
 // SessionObservations returns a session's newest observations, newest first.
@@ -71,10 +89,14 @@ func (db *DB) RecentSummaries(ctx context.Context, project, excludeSession strin
 	return out, nil
 }
 
-// CountSummaries counts a project's summaries, leaving out excludeSession's.
-func (db *DB) CountSummaries(ctx context.Context, project, excludeSession string) (int, error) {
+// CountSummariesUpTo counts a project's summaries, leaving out
+// excludeSession's and stopping at limit.
+func (db *DB) CountSummariesUpTo(ctx context.Context, project, excludeSession string, limit int) (int, error) {
 	var n int
-	err := db.x.GetContext(ctx, &n, `SELECT count(*) FROM summaries WHERE project = ? AND session_id <> ?`,
-		project, excludeSession)
+	// Counting through the project index alone, then taking out the excluded
+	// session's summary (a unique-key lookup), keeps it off the table rows.
+	err := db.x.GetContext(ctx, &n, `SELECT min(?, (SELECT count(*) FROM (SELECT 1 FROM summaries WHERE project = ? LIMIT ?))
+		- (SELECT count(*) FROM summaries WHERE session_id = ? AND project = ?))`,
+		limit, project, limit+1, excludeSession, project)
 	return n, mapErr(err)
 }

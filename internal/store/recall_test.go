@@ -41,12 +41,12 @@ func TestRecallReads(t *testing.T) {
 		got  func() ([]memory.Observation, error)
 		want string
 	}{
-		{"recent", func() ([]memory.Observation, error) { return db.RecentObservations(ctx, "p1", nil, 3) }, "obs 8,obs 7,obs 6"},
+		{"recent", func() ([]memory.Observation, error) { return db.RecentBriefs(ctx, "p1", nil, 3) }, "obs 8,obs 7,obs 6"},
 		{"recent decisions", func() ([]memory.Observation, error) {
-			return db.RecentObservations(ctx, "p1", []memory.Type{memory.TypeDecision}, 10)
+			return db.RecentBriefs(ctx, "p1", []memory.Type{memory.TypeDecision}, 10)
 		}, "obs 7,obs 4,obs 1"},
 		{"session", func() ([]memory.Observation, error) { return db.SessionObservations(ctx, "s2", 2) }, "obs 7,obs 5"},
-		{"unknown project", func() ([]memory.Observation, error) { return db.RecentObservations(ctx, "nope", nil, 3) }, ""},
+		{"unknown project", func() ([]memory.Observation, error) { return db.RecentBriefs(ctx, "nope", nil, 3) }, ""},
 	}
 	for _, c := range cases {
 		l, err := c.got()
@@ -70,8 +70,18 @@ func TestRecallReads(t *testing.T) {
 	if err != nil || len(sums) != 1 || sums[0].SessionID != "s1" {
 		t.Fatalf("recent summaries without s2: %+v %v", sums, err)
 	}
-	if n, err := db.CountSummaries(ctx, "p1", "s1"); err != nil || n != 1 {
-		t.Fatalf("count summaries: %d %v", n, err)
+	for _, c := range []struct {
+		exclude     string
+		limit, want int
+	}{{"s1", 100, 1}, {"", 100, 2}, {"nope", 100, 2}, {"", 1, 1}, {"s1", 1, 1}} {
+		if n, err := db.CountSummariesUpTo(ctx, "p1", c.exclude, c.limit); err != nil || n != c.want {
+			t.Errorf("count summaries without %q up to %d: %d %v, want %d", c.exclude, c.limit, n, err, c.want)
+		}
+	}
+	for _, c := range []struct{ limit, want int }{{100, 9}, {9, 9}, {4, 4}} {
+		if n, err := db.CountObservationsUpTo(ctx, "p1", c.limit); err != nil || n != c.want {
+			t.Errorf("count observations up to %d: %d %v, want %d", c.limit, n, err, c.want)
+		}
 	}
 }
 
@@ -81,10 +91,11 @@ func TestRecallQueryPlans(t *testing.T) {
 	db := openTest(t)
 	queries := map[string]string{
 		"recent":   `SELECT id FROM observations WHERE project = 'p' ORDER BY created_at DESC, id DESC LIMIT 400`,
-		"types":    `SELECT id FROM (SELECT * FROM observations WHERE project = 'p' ORDER BY created_at DESC, id DESC LIMIT 5000) WHERE type IN ('decision') ORDER BY created_at DESC, id DESC LIMIT 150`,
+		"types":    `SELECT id FROM observations WHERE id IN (SELECT id FROM (SELECT id, type, created_at FROM observations WHERE project = 'p' ORDER BY created_at DESC, id DESC LIMIT 2000) WHERE type IN ('decision') ORDER BY created_at DESC, id DESC LIMIT 150) ORDER BY created_at DESC, id DESC`,
 		"session":  `SELECT id FROM observations WHERE session_id = 's' ORDER BY created_at DESC, id DESC LIMIT 200`,
 		"sums":     `SELECT id FROM summaries WHERE project = 'p' AND session_id <> 's' ORDER BY created_at DESC, id DESC LIMIT 6`,
-		"countsum": `SELECT count(*) FROM summaries WHERE project = 'p' AND session_id <> 's'`,
+		"countsum": `SELECT count(*) FROM (SELECT 1 FROM summaries WHERE project = 'p' LIMIT 100)`,
+		"countobs": `SELECT count(*) FROM (SELECT 1 FROM observations WHERE project = 'p' LIMIT 100)`,
 	}
 	for name, q := range queries {
 		rows, err := db.x.Query(`EXPLAIN QUERY PLAN ` + q)
