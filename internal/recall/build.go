@@ -28,7 +28,7 @@ type Entry struct {
 
 // Omitted counts what the block leaves out. Counting stops at countCap
 // (so a huge project costs no more than a big one); a count that reached it
-// is a lower bound, marked AtLeast, and printed as "10000+".
+// is a lower bound, marked AtLeast, and printed as "1000+".
 type Omitted struct {
 	Observations int  `json:"observations"`
 	Sessions     int  `json:"sessions"` // earlier sessions whose summary is not shown
@@ -36,7 +36,7 @@ type Omitted struct {
 }
 
 // countCap is where counting stops.
-const countCap = 10000
+const countCap = 1000
 
 // counts renders the two counts of o.
 func (o Omitted) counts() (obs, sessions string) {
@@ -81,8 +81,8 @@ type item struct {
 // How much is read: enough candidates to fill any sensible budget, bounded
 // so that the cost does not grow with the database.
 const (
-	recentLimit      = 400 // newest observations of the project
-	importantLimit   = 150 // newest decisions, problems and warnings
+	recentLimit      = 300 // newest observations of the project
+	importantLimit   = 100 // newest decisions, problems and warnings
 	currentLimit     = 200 // newest observations of the current session
 	startSummaries   = 6
 	compactSummaries = 2

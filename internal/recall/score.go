@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/memory"
 )
@@ -57,13 +58,28 @@ func keywordsOf(texts ...string) []string {
 // words splits text into lowercased significant words.
 func words(text string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if len([]rune(f)) >= 3 && !stopWords[f] {
-			out = append(out, f)
+	start, runes := -1, 0
+	flush := func(end int) {
+		if start >= 0 && runes >= 3 {
+			w := strings.ToLower(text[start:end])
+			if !stopWords[w] {
+				out = append(out, w)
+			}
 		}
+		start, runes = -1, 0
 	}
+	for i, r := range text {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if start < 0 {
+				start = i
+			}
+			runes++
+			continue
+		}
+		flush(i)
+	}
+	flush(len(text))
 	return out
 }
 

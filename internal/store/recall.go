@@ -13,7 +13,7 @@ import (
 
 // typeWindow bounds how far back RecentBriefs looks for observations of
 // given types: rare types must not turn it into a scan of the project.
-const typeWindow = 2000
+const typeWindow = 1000
 
 // briefCols are the columns of an observation an index line and its
 // relevance need: everything but narrative and facts, which can be long.
@@ -60,14 +60,27 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit i
 		ORDER BY created_at DESC, id DESC LIMIT ?`, sessionID, limitOr(limit, 100))
 }
 
+// selectObservations runs a query for observationCols (or briefCols). It
+// scans by position rather than through sqlx's reflection: recall reads
+// hundreds of rows on every hook call.
 func (db *DB) selectObservations(ctx context.Context, what, q string, args ...any) ([]memory.Observation, error) {
-	var rows []observationRow
-	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
+	rows, err := db.x.QueryContext(ctx, q, args...)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, mapErr(err))
 	}
-	out := make([]memory.Observation, len(rows))
-	for i, r := range rows {
-		out[i] = r.observation()
+	defer rows.Close()
+	var out []memory.Observation
+	for rows.Next() {
+		var r observationRow
+		if err := rows.Scan(&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
+			&r.Narrative, &r.Facts, &r.Concepts, &r.FilesRead, &r.FilesModified, &r.AgentType, &r.ToolName,
+			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, mapErr(err))
+		}
+		out = append(out, r.observation())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, mapErr(err))
 	}
 	return out, nil
 }

@@ -2,7 +2,8 @@
 // generated database: it writes a JSON Lines memory of -sessions sessions
 // and -observations observations (one summary per session) to a temporary
 // folder, loads it with `mem import`, then runs `mem inject` -runs times and
-// prints the median and the 90th percentile with the machine it ran on.
+// prints the median and the 90th percentile of the wall time, and the median
+// CPU time (user + system, less disturbed by other load), with the machine.
 //
 //	go run ./scripts/bench-inject -observations 100000 -sessions 5000
 package main
@@ -67,7 +68,7 @@ func run(nObs, nSess, runs int, dir string) error {
 		{"inject", "--session", fmt.Sprintf("bench-s-%05d", nSess-1), "--mode", "compact"},
 		{"inject", "--format", "text", "--prompt", "refund retries webhook"},
 	} {
-		var times []time.Duration
+		var times, cpu []time.Duration
 		var size int
 		for i := 0; i < runs+3; i++ {
 			c := command(bin, db, args...)
@@ -79,12 +80,14 @@ func run(nObs, nSess, runs int, dir string) error {
 			}
 			if i >= 3 { // warm-up runs are not counted
 				times = append(times, d)
+				cpu = append(cpu, c.ProcessState.UserTime()+c.ProcessState.SystemTime())
 			}
 			size = len(out)
 		}
 		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-		fmt.Printf("mem %-55s p50 %6.1f ms  p90 %6.1f ms  (%d runs, %d bytes out)\n", strings.Join(args, " "),
-			ms(times[len(times)/2]), ms(times[len(times)*9/10]), len(times), size)
+		sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
+		fmt.Printf("mem %-52s wall p50 %6.1f ms  p90 %6.1f ms  cpu p50 %5.1f ms  (%d runs, %d bytes out)\n",
+			strings.Join(args, " "), ms(times[len(times)/2]), ms(times[len(times)*9/10]), ms(cpu[len(cpu)/2]), len(times), size)
 	}
 	return nil
 }
