@@ -18,6 +18,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/tokens"
+	"github.com/tiktoken-go/tokenizer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -410,5 +411,33 @@ func BenchmarkBuild(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRealTokensWithinBudget checks blocks against the o200k tokenizer: the
+// budget must hold for real tokens, not only for the estimate.
+func TestRealTokensWithinBudget(t *testing.T) {
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := loadFixture(t)
+	for _, f := range []Format{FormatXML, FormatText} {
+		for _, m := range []Mode{ModeStart, ModeCompact} {
+			for _, budget := range []int{100, 300, 600, 1000, 2000} {
+				res, err := Build(context.Background(), src, Request{Project: fixtureProject, SessionID: "s-104",
+					Mode: m, Format: f, Budget: budget, MaxChars: -1}, DefaultSettings())
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids, _, _ := enc.Encode(res.Text)
+				if len(ids) > budget {
+					t.Errorf("%s %s budget %d: %d real tokens", f, m, budget, len(ids))
+				}
+				if budget == 2000 {
+					t.Logf("%s %s budget %d: estimate %d, o200k %d", f, m, budget, res.Tokens, len(ids))
+				}
+			}
+		}
 	}
 }
