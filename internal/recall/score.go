@@ -2,7 +2,6 @@ package recall
 
 import (
 	"math"
-	"path"
 	"sort"
 	"strings"
 	"time"
@@ -58,15 +57,26 @@ func keywordsOf(texts ...string) []string {
 // words splits text into lowercased significant words.
 func words(text string) []string {
 	var out []string
-	start, runes := -1, 0
+	eachWord(text, func(w string) { out = append(out, w) })
+	return out
+}
+
+// eachWord calls fn with each significant word of text, lowercased: a run of
+// letters and digits at least three long that is not a stop word. It
+// allocates only for words with upper-case letters.
+func eachWord(text string, fn func(string)) {
+	start, runes, upper := -1, 0, false
 	flush := func(end int) {
 		if start >= 0 && runes >= 3 {
-			w := strings.ToLower(text[start:end])
+			w := text[start:end]
+			if upper {
+				w = strings.ToLower(w)
+			}
 			if !stopWords[w] {
-				out = append(out, w)
+				fn(w)
 			}
 		}
-		start, runes = -1, 0
+		start, runes, upper = -1, 0, false
 	}
 	for i, r := range text {
 		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
@@ -75,20 +85,18 @@ func words(text string) []string {
 				start = i
 			}
 			runes++
+			upper = upper || r >= 'A' && r <= 'Z' || r >= utf8.RuneSelf && unicode.IsUpper(r)
 			continue
 		}
 		flush(i)
 	}
 	flush(len(text))
-	return out
 }
 
-// fileWords are the words of paths and their file names.
+// fileWords are the words of paths (which include their file names).
 func fileWords(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		base := path.Base(p)
-		out = append(out, words(strings.TrimSuffix(base, path.Ext(base)))...)
 		out = append(out, words(p)...)
 	}
 	return out
@@ -123,14 +131,14 @@ func (s *scorer) score(o memory.Observation) (float64, Factors) {
 		f.AgentType = 1
 	}
 	if len(s.keywords) > 0 {
-		seen := map[string]bool{}
-		terms := words(o.Title + " " + o.Subtitle + " " + strings.Join(o.Concepts, " "))
-		terms = append(terms, fileWords(o.FilesModified)...)
-		terms = append(terms, fileWords(o.FilesRead)...)
-		for _, t := range terms {
-			if s.keywords[t] && !seen[t] {
-				seen[t] = true
-				f.Matched = append(f.Matched, t)
+		match := func(w string) {
+			if s.keywords[w] && !contains(f.Matched, w) {
+				f.Matched = append(f.Matched, w)
+			}
+		}
+		for _, l := range [][]string{{o.Title, o.Subtitle}, o.Concepts, o.FilesModified, o.FilesRead} {
+			for _, t := range l {
+				eachWord(t, match)
 			}
 		}
 		sort.Strings(f.Matched)

@@ -30,12 +30,15 @@ func (m *memSource) Session(_ context.Context, id string) (memory.Session, error
 }
 
 func newestObsFirst(l []memory.Observation) {
-	sort.SliceStable(l, func(i, j int) bool {
+	less := func(i, j int) bool {
 		if !l[i].CreatedAt.Equal(l[j].CreatedAt) {
 			return l[i].CreatedAt.After(l[j].CreatedAt)
 		}
 		return l[i].ID > l[j].ID
-	})
+	}
+	if !sort.SliceIsSorted(l, less) { // benchmarks keep the memory sorted
+		sort.SliceStable(l, less)
+	}
 }
 
 func (m *memSource) RecentSummaries(_ context.Context, project, exclude string, limit int) ([]memory.Summary, error) {
