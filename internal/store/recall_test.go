@@ -119,3 +119,14 @@ func TestRecallQueryPlans(t *testing.T) {
 		t.Logf("%s: %s", name, p)
 	}
 }
+
+func TestDecodeListFastPath(t *testing.T) {
+	for _, l := range [][]string{{}, {"a"}, {"internal/store/db.go", "x y"}, {`a"b`}, {`a\b`}, {"<&>"},
+		{"é", "数据"}, {`","`, "x"}, {""}, {"a", ""}} {
+		enc := encodeList(l)
+		got := decodeList(enc)
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", append([]string{}, l...)) {
+			t.Errorf("decodeList(%s) = %q, want %q", enc, got, l)
+		}
+	}
+}
