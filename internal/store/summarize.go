@@ -10,18 +10,11 @@ import (
 	"github.com/memhq/mem/internal/memory"
 )
 
-// SessionObservations returns every observation of a session, oldest first.
-func (db *DB) SessionObservations(ctx context.Context, sessionID string) ([]memory.Observation, error) {
-	var rows []observationRow
-	if err := db.x.SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations
-		WHERE session_id = ? ORDER BY created_at, id`, sessionID); err != nil {
-		return nil, fmt.Errorf("reading observations of session %s: %w", sessionID, mapErr(err))
-	}
-	out := make([]memory.Observation, len(rows))
-	for i, r := range rows {
-		out[i] = r.observation()
-	}
-	return out, nil
+// SessionTimeline returns every observation of a session, oldest first
+// (what a summary is written from).
+func (db *DB) SessionTimeline(ctx context.Context, sessionID string) ([]memory.Observation, error) {
+	return db.selectObservations(ctx, "reading the observations of session "+sessionID,
+		`SELECT `+observationCols+` FROM observations WHERE session_id = ? ORDER BY created_at, id`, sessionID)
 }
 
 // Why a session needs a summary.

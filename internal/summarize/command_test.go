@@ -42,7 +42,7 @@ func (f *fakeStore) Session(_ context.Context, id string) (memory.Session, error
 func (f *fakeStore) Prompts(_ context.Context, id string) ([]memory.Prompt, error) {
 	return f.sessions[id].Prompts, nil
 }
-func (f *fakeStore) SessionObservations(_ context.Context, id string) ([]memory.Observation, error) {
+func (f *fakeStore) SessionTimeline(_ context.Context, id string) ([]memory.Observation, error) {
 	return f.sessions[id].Observations, nil
 }
 func (f *fakeStore) PutSummary(_ context.Context, s memory.Summary) (memory.Summary, error) {

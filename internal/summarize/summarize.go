@@ -34,7 +34,7 @@ type Summarizer interface {
 type Reader interface {
 	Session(ctx context.Context, id string) (memory.Session, error)
 	Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error)
-	SessionObservations(ctx context.Context, sessionID string) ([]memory.Observation, error)
+	SessionTimeline(ctx context.Context, sessionID string) ([]memory.Observation, error)
 }
 
 // Source is what Session needs: the store satisfies it.
@@ -98,7 +98,7 @@ func Load(ctx context.Context, r Reader, sessionID string) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
-	obs, err := r.SessionObservations(ctx, sessionID)
+	obs, err := r.SessionTimeline(ctx, sessionID)
 	if err != nil {
 		return Input{}, err
 	}
