@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/benchgen"
+	"github.com/memhq/mem/internal/store"
 )
 
 type benchConfig struct {
@@ -216,7 +218,7 @@ func (c benchConfig) cases(n int, db string) []benchCase {
 			return []string{"inject"}
 		}},
 		{name: "mem inject (compact)", needs: []string{"inject"}, targetMS: 15, args: func(int) []string {
-			return []string{"inject", "--mode", "compact"}
+			return []string{"inject", "--mode", "compact", "--session", latestSession(db)}
 		}},
 		{name: "mem search (typical)", needs: []string{"search"}, targetMS: 30, args: func(int) []string {
 			return []string{"search", "retry timeout in the cache handler"}
@@ -261,6 +263,19 @@ func (c benchConfig) summarizeRow(n int, db string) row {
 	r.s = summarise([]run{res})
 	r.note = strings.TrimSpace(firstLine(string(res.Stdout)))
 	return r
+}
+
+// latestSession is the most recent session of the measured project, the one
+// a compaction would happen in.
+func latestSession(db string) string {
+	d, err := store.Open(context.Background(), db, store.Options{NoMigrate: true})
+	if err != nil {
+		return ""
+	}
+	defer d.Close()
+	var id string
+	_ = d.SQL().Get(&id, `SELECT id FROM sessions WHERE project = ? ORDER BY last_activity_at DESC LIMIT 1`, benchgen.ProjectKey(0))
+	return id
 }
 
 func firstLine(s string) string {
