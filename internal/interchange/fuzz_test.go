@@ -3,6 +3,7 @@ package interchange
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,4 +58,33 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("not stable:\n%s\n%s", first.Bytes(), second.Bytes())
 		}
 	})
+}
+
+// TestDecodeReportsFirstBadLine: with lines decoded in parallel chunks, the
+// error is still that of the first bad line in the file.
+func TestDecodeReportsFirstBadLine(t *testing.T) {
+	for _, bad := range [][]int{{700, 1900}, {1999}, {1, 2}, {1500, 10}} {
+		var b strings.Builder
+		b.WriteString(goodSession + "\n")
+		isBad := map[int]bool{}
+		for _, n := range bad {
+			isBad[n] = true
+		}
+		for n := 2; n <= 2000; n++ {
+			if isBad[n] || (n == 2 && isBad[1]) {
+				b.WriteString("{oops\n")
+				continue
+			}
+			fmt.Fprintf(&b, `{"kind":"observation","uuid":"u%d","session_id":"s1","type":"note","title":"t%d","created_at":"2026-01-02T03:04:05Z"}`+"\n", n, n)
+		}
+		_, err := Decode(strings.NewReader(b.String()))
+		var le *memory.LineError
+		first := 2000
+		for _, n := range bad {
+			first = min(first, max(n, 2))
+		}
+		if !errors.As(err, &le) || le.Line != first {
+			t.Errorf("bad lines %v: %v, want line %d", bad, err, first)
+		}
+	}
 }

@@ -5,8 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
 )
 
 // querier is what the insert helpers need from a transaction: *sqlx.Tx, or a
@@ -143,4 +147,27 @@ func (db *DB) bulkTx(ctx context.Context, big bool, fn func(*sqlx.Tx) error) err
 		return mapErr(err)
 	}
 	return mapErr(t.Commit())
+}
+
+// deriveAll computes derive for every observation record, spread over the
+// CPUs, so that the transaction that follows only talks to SQLite.
+func deriveAll(recs []memory.Record) []derived {
+	out := make([]derived, len(recs))
+	workers := runtime.GOMAXPROCS(0)
+	chunk := (len(recs) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for start := 0; start < len(recs); start += chunk {
+		end := min(start+chunk, len(recs))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := start; i < end; i++ {
+				if o := recs[i].Observation; recs[i].Kind == memory.KindObservation && o != nil {
+					out[i] = derive(o)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }

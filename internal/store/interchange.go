@@ -35,6 +35,10 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			bulk++
 		}
 	}
+	var pre []derived
+	if bulk >= bulkObservations {
+		pre = deriveAll(recs)
+	}
 	err := db.bulkTx(ctx, bulk >= bulkObservations, func(tx *sqlx.Tx) error {
 		q := newStmtCache(tx)
 		defer q.close()
@@ -61,7 +65,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			projects[id] = s.Project
 			return s.Project, nil
 		}
-		for _, r := range recs {
+		for i, r := range recs {
 			var added bool
 			var err error
 			switch r.Kind {
@@ -79,7 +83,11 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 					return err
 				}
 				var a Added
-				a, err = insertObservation(ctx, q, &o)
+				if pre != nil {
+					a, err = insertDerived(ctx, q, &o, pre[i])
+				} else {
+					a, err = insertObservation(ctx, q, &o)
+				}
 				added = !a.Duplicate
 				if added {
 					newIDs = append(newIDs, a.ID)

@@ -53,21 +53,43 @@ func (db *DB) AddObservation(ctx context.Context, o memory.Observation) (Added, 
 	return out, nil
 }
 
+// derived is what storing an observation computes from its text: the
+// dedup hash, the token estimate and the extra index terms. Import computes
+// it for a whole batch in parallel before its transaction.
+type derived struct {
+	hash   string
+	tokens int
+	terms  string
+}
+
+func derive(o *memory.Observation) derived {
+	return derived{
+		hash:   o.Hash(),
+		tokens: tokens.Estimate(o.Title + "\n" + o.Subtitle + "\n" + o.Narrative + "\n" + strings.Join(o.Facts, "\n")),
+		terms:  search.IndexTerms(o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "), strings.Join(o.Concepts, " ")),
+	}
+}
+
 // insertObservation writes a normalised, validated observation. It keeps the
 // given UUID and ID where they are set (import), else makes them. A row with
 // the same uuid, or the same content in the session, is reported as duplicate.
 func insertObservation(ctx context.Context, tx querier, o *memory.Observation) (Added, error) {
+	return insertDerived(ctx, tx, o, derive(o))
+}
+
+// insertDerived is insertObservation with derive(o) already done.
+func insertDerived(ctx context.Context, tx querier, o *memory.Observation, d derived) (Added, error) {
 	if o.UUID == "" {
 		o.UUID = uuid.NewString()
 	}
 	if o.CreatedAt.IsZero() {
 		o.CreatedAt = time.Now()
 	}
-	o.ContentHash = o.Hash()
+	o.ContentHash = d.hash
 	if o.TokenCount == 0 {
-		o.TokenCount = tokens.Estimate(o.Title + "\n" + o.Subtitle + "\n" + o.Narrative + "\n" + strings.Join(o.Facts, "\n"))
+		o.TokenCount = d.tokens
 	}
-	terms := search.IndexTerms(o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "), strings.Join(o.Concepts, " "))
+	terms := d.terms
 	var id any
 	if o.ID > 0 {
 		id = o.ID
