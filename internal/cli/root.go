@@ -104,6 +104,7 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newDoctorCmd(app),
 		newConfigCmd(app),
 		newVersionCmd(app),
+		newHookCmd(app),
 	)
 	wrapArgs(root)
 	return root
