@@ -121,8 +121,16 @@ func observe(o *memory.Observation, w Where) Result {
 	return Result{Observation: o}
 }
 
-// clean is the privacy filter every extracted text passes first.
-func clean(s string) string { return privacy.Filter(s) }
+// clean is the privacy filter every extracted text passes first. Texts are
+// bounded before filtering, since capture only keeps short excerpts.
+func clean(s string) string {
+	if len(s) > maxText {
+		s = strings.ToValidUTF8(s[:maxText], "")
+	}
+	return privacy.Filter(s)
+}
+
+const maxText = 64 << 10
 
 // rel makes p relative to the project root when it lies inside it.
 func rel(p string, w Where) string {

@@ -83,8 +83,27 @@ func commandOutput(c Call) output {
 			}
 		}
 	}
-	out.text = clean(out.text)
+	out.text = clean(clip(out.text))
 	return out
+}
+
+// clipLen bounds how much of a command's output capture reads: errors are
+// printed near the start or the end, and the privacy filter and the failure
+// patterns cost time in proportion to the text.
+const clipLen = 32 << 10
+
+// clip keeps the head and tail of a long output, and cuts very long lines.
+func clip(s string) string {
+	if len(s) > 2*clipLen {
+		s = s[:clipLen] + "\n…\n" + s[len(s)-clipLen:]
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) > 1000 {
+			lines[i] = strings.ToValidUTF8(l[:1000], "")
+		}
+	}
+	return strings.ToValidUTF8(strings.Join(lines, "\n"), "")
 }
 
 // commandText returns the command of a shell call (a string, or an argv

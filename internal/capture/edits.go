@@ -73,7 +73,8 @@ func writeObservation(c Call, in map[string]any, w Where) *memory.Observation {
 	if file == "" {
 		return nil
 	}
-	content := clean(str(in, "content", "file_text", "text"))
+	raw := str(in, "content", "file_text", "text")
+	content := clean(raw)
 	verb := "Wrote"
 	switch strings.ToLower(str(decodeObject(c.Response), "type")) {
 	case "create":
@@ -82,8 +83,8 @@ func writeObservation(c Call, in map[string]any, w Where) *memory.Observation {
 		verb = "Rewrote"
 	}
 	lines := 0
-	if content != "" {
-		lines = strings.Count(strings.TrimRight(content, "\n"), "\n") + 1
+	if raw != "" {
+		lines = strings.Count(strings.TrimRight(raw, "\n"), "\n") + 1
 	}
 	o := &memory.Observation{Type: memory.TypeChange, ToolName: c.Tool, FilesModified: []string{file}}
 	o.Title = fmt.Sprintf("%s %s (%s)", verb, file, plural(lines, "line"))

@@ -92,8 +92,8 @@ func decodeLenient(data []byte, v any) error {
 	}
 	err := json.Unmarshal(data, v)
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return nil
+	if errors.As(err, &te) && te.Field != "" {
+		return nil // a field of the wrong type: left empty
 	}
 	return err
 }

@@ -58,6 +58,9 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 	}()
 	select {
 	case o := <-done:
+		if o.ev.Agent == "" {
+			o.ev.Agent = r.Adapter.Agent()
+		}
 		if o.err != nil {
 			r.Log.Printf(o.ev, "%v", o.err)
 		}
