@@ -105,6 +105,8 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newConfigCmd(app),
 		newVersionCmd(app),
 		newHookCmd(app),
+		newSwitchCmd(app, false),
+		newSwitchCmd(app, true),
 	)
 	wrapArgs(root)
 	return root
