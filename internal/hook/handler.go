@@ -189,12 +189,17 @@ func (t *turn) run(ctx context.Context) (Reply, error) {
 	return Reply{}, nil
 }
 
-// ensure makes sure the session exists when capture is on, and loads it.
+// ensure makes sure the session exists when capture is on, and loads it. It
+// reads first: most events come to a session that exists, and a read takes
+// no write lock from the other hooks firing at the same time.
 func (t *turn) ensure(ctx context.Context) error {
 	if !t.capture {
 		return nil
 	}
-	s, err := t.db.EnsureSession(ctx, t.s)
+	s, err := t.db.Session(ctx, t.s.ID)
+	if errors.Is(err, memory.ErrNotFound) {
+		s, err = t.db.EnsureSession(ctx, t.s)
+	}
 	if err != nil {
 		return err
 	}
