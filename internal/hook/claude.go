@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -84,7 +85,15 @@ func (c claude) Encode(ev Event, r Reply) []byte {
 }
 
 func additionalContext(event, ctx string) []byte {
-	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+	return marshal(map[string]any{"hookSpecificOutput": map[string]string{
 		"hookEventName": event, "additionalContext": ctx}})
-	return b
+}
+
+// marshal encodes a reply without escaping <, > and & (recall blocks are XML).
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

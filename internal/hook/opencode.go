@@ -56,8 +56,7 @@ func (opencode) Encode(ev Event, r Reply) []byte {
 	if r.Context == "" {
 		return nil
 	}
-	b, _ := json.Marshal(map[string]string{"context": r.Context})
-	return b
+	return marshal(map[string]string{"context": r.Context})
 }
 
 func orNull(r json.RawMessage) json.RawMessage {
