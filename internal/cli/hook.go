@@ -87,7 +87,6 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 	if deadline <= 0 {
 		deadline = 2 * time.Second
 	}
-	var db *store.DB
 	h := &hook.Handler{
 		Open: func(ctx context.Context) (*store.DB, error) {
 			// Wait for a busy database no longer than the time left.
@@ -95,12 +94,7 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 			if busy < 50*time.Millisecond {
 				busy = 50 * time.Millisecond
 			}
-			d, err := store.Open(ctx, cfg.String("db"), store.Options{BusyTimeoutMillis: int(busy / time.Millisecond)})
-			if err != nil {
-				return nil, err
-			}
-			db = d
-			return d, nil
+			return store.Open(ctx, cfg.String("db"), store.Options{BusyTimeoutMillis: int(busy / time.Millisecond)})
 		},
 		Project: func(dir string) (project.Identity, error) { return project.Resolve(dir, cfg.String("project")) },
 		Switches: func(root string) switches.Decision {
@@ -113,9 +107,11 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 	}
 	wireHookFeatures(h, cfg)
 	r := &hook.Runner{Adapter: adapter, Handler: h, Deadline: deadline, Getenv: app.Getenv, Log: log, Started: started}
-	if r.Run(ctx, app.In, app.Out) && db != nil {
-		db.Close()
-	}
+	r.Run(ctx, app.In, app.Out)
+	// The database is deliberately not closed: closing the last connection
+	// checkpoints the WAL into the database and syncs it, which cost a hook
+	// 40-90 ms here against 1-2 ms for everything else it does. Commits are
+	// already in the WAL; SQLite checkpoints it every 1000 pages on its own.
 }
 
 // wireHookFeatures connects the feature packages the hook answers with.
