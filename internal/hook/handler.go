@@ -197,7 +197,8 @@ func (t *turn) ensure(ctx context.Context) error {
 		return nil
 	}
 	s, err := t.db.Session(ctx, t.s.ID)
-	if errors.Is(err, memory.ErrNotFound) {
+	stale := err == nil && (t.s.AgentType != "" && t.s.AgentType != s.AgentType || t.s.ParentID != "" && s.ParentID == "")
+	if errors.Is(err, memory.ErrNotFound) || stale {
 		s, err = t.db.EnsureSession(ctx, t.s)
 	}
 	if err != nil {
