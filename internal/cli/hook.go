@@ -10,7 +10,9 @@ import (
 
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
 )
@@ -136,8 +138,24 @@ func trimWAL(ctx context.Context, db *store.DB, deadline time.Time) {
 	_, _ = db.SQL().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 }
 
-// wireHookFeatures connects the feature packages the hook answers with.
-func wireHookFeatures(h *hook.Handler, cfg *config.Config) {}
+// wireHookFeatures connects the feature packages the hook answers with:
+// recall gives the blocks `mem inject` prints, summarize writes the
+// extractive summary (at SessionEnd, and as the checkpoint before compaction).
+func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
+	settings := recall.SettingsFromConfig(cfg)
+	h.Recall = func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error) {
+		m := recall.ModeStart
+		if mode == hook.ModeCompact {
+			m = recall.ModeCompact
+		}
+		res, err := recall.Build(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
+			Format: recall.FormatXML, AgentType: s.AgentType}, settings)
+		if err != nil {
+			return "", err
+		}
+		return res.Text, nil
+	}
+}
 
 func homeDir(getenv func(string) string) string {
 	if h := getenv("HOME"); h != "" {

@@ -140,6 +140,9 @@ func cmdHookStorm(ts *testscript.TestScript, neg bool, args []string) {
 	if slowest > deadline+time.Second {
 		problems = append(problems, fmt.Sprintf("slowest process took %s, deadline %s", slowest, deadline))
 	}
+	if log, err := os.ReadFile(ts.MkAbs("home/.local/state/mem/hook.log")); err == nil {
+		problems = append(problems, "hook.log:\n"+string(log))
+	}
 	if len(problems) > 0 {
 		ts.Fatalf("%s", strings.Join(problems, "\n"))
 	}
