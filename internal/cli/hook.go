@@ -14,6 +14,7 @@ import (
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/summarize"
 	"github.com/memhq/mem/internal/switches"
 )
 
@@ -154,6 +155,10 @@ func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 			return "", err
 		}
 		return res.Text, nil
+	}
+	h.Summarize = func(ctx context.Context, db *store.DB, id string, at time.Time) error {
+		_, err := summarize.Session(ctx, db, id, summarize.Options{Now: func() time.Time { return at }})
+		return err
 	}
 }
 
