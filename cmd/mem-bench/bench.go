@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -45,6 +46,7 @@ type benchCase struct {
 	needs    []string // subcommand path that must exist, e.g. {"hook"}
 	args     func(i int) []string
 	stdin    []byte
+	vary     func(stdin []byte, i int) []byte // per-run stdin, so runs do not dedup
 	targetMS float64 // p50 target at 100k; 0 for none
 	hook     bool    // hooks also have the 60 MB memory target
 }
@@ -183,7 +185,11 @@ func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 	var rs []run
 	for i := 0; i < c.warmup+c.runs; i++ {
 		args := append([]string{"--db", db}, bc.args(i)...)
-		r, err := proc{Bin: c.mem, Args: args, Env: c.env(), Stdin: bc.stdin}.run()
+		in := bc.stdin
+		if bc.vary != nil {
+			in = bc.vary(in, i)
+		}
+		r, err := proc{Bin: c.mem, Args: args, Env: c.env(), Stdin: in}.run()
 		if err != nil {
 			return stats{}, err
 		}
@@ -234,7 +240,10 @@ func (c benchConfig) cases(n int, db string) []benchCase {
 		{name: "hook UserPromptSubmit", needs: []string{"hook"}, hook: true,
 			stdin: fixture("user-prompt-submit.json"), args: func(int) []string { return []string{"hook", "claude"} }},
 		{name: "hook PostToolUse", needs: []string{"hook"}, targetMS: 10, hook: true,
-			stdin: fixture("post-tool-use-edit.json"), args: func(int) []string { return []string{"hook", "claude"} }},
+			stdin: fixture("post-tool-use-edit.json"), vary: func(b []byte, i int) []byte {
+				// A different edit each run: a new observation, not a duplicate.
+				return bytes.ReplaceAll(b, []byte("cfg.Refund.MaxRetries"), []byte(fmt.Sprintf("cfg.Refund.MaxRetries%d_%d", stamp, i)))
+			}, args: func(int) []string { return []string{"hook", "claude"} }},
 	}
 }
 
