@@ -47,8 +47,8 @@ type benchCase struct {
 	args     func(i int) []string
 	stdin    []byte
 	vary     func(stdin []byte, i int) []byte // per-run stdin, so runs do not dedup
-	targetMS float64 // p50 target at 100k; 0 for none
-	hook     bool    // hooks also have the 60 MB memory target
+	targetMS float64                          // p50 target at 100k; 0 for none
+	hook     bool                             // hooks also have the 60 MB memory target
 }
 
 type row struct {
