@@ -255,6 +255,35 @@ func (s *stress) concurrency() error {
 			}
 		}()
 	}
+	// Hooks during the storm: each exits 0 within its deadline (2 s by
+	// default; 1 s of slack for process start on a loaded machine).
+	hooks := 0
+	if s.has("hook") {
+		for _, name := range []string{"session-start-startup.json", "user-prompt-submit.json"} {
+			in, err := os.ReadFile(filepath.Join(s.fixtures, "claude-code", name))
+			if err != nil {
+				return err
+			}
+			rg.Add(1)
+			go func() {
+				defer rg.Done()
+				for {
+					select {
+					case <-done:
+						return
+					default:
+					}
+					r := s.run(db, in, "hook", "claude")
+					mu.Lock()
+					hooks++
+					mu.Unlock()
+					if r.Code != 0 || r.Wall > 3*time.Second {
+						report("hook %s: exit %d after %v: %s", name, r.Code, r.Wall, r.Stderr)
+					}
+				}
+			}()
+		}
+	}
 	wg.Wait()
 	close(done)
 	rg.Wait()
@@ -280,7 +309,7 @@ func (s *stress) concurrency() error {
 	if distinct != n {
 		return fmt.Errorf("%d distinct titles among %d observations: a write landed twice", distinct, n)
 	}
-	fmt.Printf("     16 writers x %d observations, %d reads meanwhile\n", perWriter, reads)
+	fmt.Printf("     16 writers x %d observations, %d reads and %d hook calls meanwhile\n", perWriter, reads, hooks)
 	return s.healthy(db)
 }
 
