@@ -22,6 +22,7 @@ type Options struct {
 	Seed         uint64    // same seed, same records
 	End          time.Time // newest date; sessions spread over the year before it
 	Projects     int       // 0: derived from Observations
+	Prefix       string    // of session ids and uuids; default "bench"
 }
 
 // RareWord is a word the generator puts in about one observation in 20,000,
@@ -56,10 +57,14 @@ func Generate(opts Options, emit func(memory.Record) error) error {
 	if opts.End.IsZero() {
 		opts.End = DefaultEnd
 	}
+	if opts.Prefix == "" {
+		opts.Prefix = "bench"
+	}
 	g := &gen{
-		r:    rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		end:  opts.End,
-		emit: emit,
+		prefix: opts.Prefix,
+		r:      rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		end:    opts.End,
+		emit:   emit,
 	}
 	g.zipf = rand.NewZipf(g.r, 1.1, 4, uint64(len(words)-1))
 	nproj := ProjectCount(opts)
@@ -85,11 +90,12 @@ func Generate(opts Options, emit func(memory.Record) error) error {
 }
 
 type gen struct {
-	r    *rand.Rand
-	zipf *rand.Zipf
-	end  time.Time
-	emit func(memory.Record) error
-	obs  int // observations so far, for uuids and the rare word
+	prefix string
+	r      *rand.Rand
+	zipf   *rand.Zipf
+	end    time.Time
+	emit   func(memory.Record) error
+	obs    int // observations so far, for uuids and the rare word
 }
 
 type projectVocab struct {
@@ -164,7 +170,7 @@ func (g *gen) sentence(p *projectVocab) string {
 func (g *gen) session(p *projectVocab, s, nobs int) error {
 	// Sessions spread over the year before end; each lasts minutes to hours.
 	start := g.end.Add(-time.Duration(g.r.Int64N(int64(365 * 24 * time.Hour)))).Truncate(time.Second)
-	id := fmt.Sprintf("bench-%08d", s)
+	id := fmt.Sprintf("%s-%08d", g.prefix, s)
 	agent := agents[g.r.IntN(len(agents))]
 	nprompts := 1 + nobs/12 + g.r.IntN(3)
 	at := start

@@ -73,6 +73,24 @@ func (c *stmtCache) close() {
 // cores, against about 10,000/s with one pass (docs/bench.md).
 const bulkObservations = 1000
 
+// Ways Import can index; only the benchmarks choose other than importAuto.
+const (
+	importAuto     = iota // row by row below bulkObservations, one pass from it
+	importRowByRow        // the triggers, whatever the size
+	importRebuild         // drop the trigger, then rebuild the whole index
+)
+
+// bulk reports whether Import indexes n observations in one pass.
+func (db *DB) bulk(n int) bool {
+	switch db.importMode {
+	case importRowByRow:
+		return false
+	case importRebuild:
+		return true
+	}
+	return n >= bulkObservations
+}
+
 // suspendTrigger drops a trigger inside the transaction tx and returns a
 // function that creates it again from its stored SQL. Both happen in the same
 // transaction, so a rollback or a crash leaves the trigger as it was, and
@@ -97,7 +115,7 @@ func suspendTrigger(ctx context.Context, tx *sqlx.Tx, name string) (restore func
 // each, what the observations_ai trigger does row by row: their full-text
 // rows and their observation_files rows. Keep the two in step (a test
 // compares the results of both paths).
-func indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
+func (db *DB) indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -105,7 +123,13 @@ func indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (rowid, title, subtitle, narrative, facts, concepts,
+	if db.importMode == importRebuild {
+		// Measured against the one-pass insert (docs/bench.md): no faster on
+		// an empty database, slower the more the database already holds.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (observations_fts) VALUES ('rebuild')`); err != nil {
+			return fmt.Errorf("rebuilding the full-text index: %w", err)
+		}
+	} else if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (rowid, title, subtitle, narrative, facts, concepts,
 		files_read, files_modified, search_terms)
 		SELECT id, title, subtitle, narrative, facts, concepts, files_read, files_modified, search_terms
 		FROM observations WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {

@@ -48,6 +48,9 @@ type DB struct {
 	path string
 	// lockHeld: Open holds the migration lock already (a new file).
 	lockHeld bool
+	// importMode overrides how Import indexes, for the benchmarks that
+	// compare the ways: importAuto, importRowByRow or importRebuild.
+	importMode int
 }
 
 // Options tune Open.

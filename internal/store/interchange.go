@@ -36,15 +36,15 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 		}
 	}
 	var pre []derived
-	if bulk >= bulkObservations {
+	if db.bulk(bulk) {
 		pre = deriveAll(recs)
 	}
-	err := db.bulkTx(ctx, bulk >= bulkObservations, func(tx *sqlx.Tx) error {
+	err := db.bulkTx(ctx, db.bulk(bulk), func(tx *sqlx.Tx) error {
 		q := newStmtCache(tx)
 		defer q.close()
 		var restore func() error
 		var newIDs []int64
-		if bulk >= bulkObservations {
+		if db.bulk(bulk) {
 			var err error
 			if restore, err = suspendTrigger(ctx, tx, "observations_ai"); err != nil {
 				return err
@@ -127,7 +127,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 		if restore == nil {
 			return nil
 		}
-		if err := indexObservations(ctx, tx, newIDs); err != nil {
+		if err := db.indexObservations(ctx, tx, newIDs); err != nil {
 			return err
 		}
 		return restore()
