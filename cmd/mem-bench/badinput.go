@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -16,7 +18,7 @@ type badCase struct {
 	what  string
 	args  []string
 	stdin string
-	code  int
+	hook  bool // a hook: exit 0 whatever happens, problems on stderr
 }
 
 // badInput feeds mem every bad input we could think of: each gets its exit
@@ -70,6 +72,12 @@ func (s *stress) badInput() error {
 		{what: "export --since that is not a date", args: []string{"export", "--since", "last tuesday"}},
 		{what: "forget a project without --yes", args: []string{"forget", "--whole-project"}},
 		{what: "unknown command", args: []string{"frobnicate"}},
+		{what: "hook: malformed JSON event", args: []string{"hook", "claude"}, stdin: `{"session_id": "s1", "hook_event_name": `, hook: true},
+		{what: "hook: empty stdin", args: []string{"hook", "claude"}, stdin: "", hook: true},
+		{what: "hook: event without a session id", args: []string{"hook", "claude"}, stdin: `{"hook_event_name":"SessionStart","source":"startup"}`, hook: true},
+		{what: "hook: unknown event name", args: []string{"hook", "claude"}, stdin: `{"session_id":"s1","hook_event_name":"Teleport"}`, hook: true},
+		{what: "hook: unknown agent", args: []string{"hook", "emacs"}, stdin: `{}`, hook: true},
+		{what: "hook: binary garbage on stdin", args: []string{"hook", "gemini"}, stdin: "\x00\xff\xfe", hook: true},
 		{what: "unknown flag", args: []string{"get", "--colour", "1"}},
 	}
 	sums := func() (string, error) {
@@ -97,11 +105,14 @@ func (s *stress) badInput() error {
 		r := s.run(db, []byte(c.stdin), c.args...)
 		msg := strings.TrimSpace(string(r.Stderr))
 		s.badRows = append(s.badRows, [4]string{c.what, "mem " + shortArgs(c.args), fmt.Sprint(r.Code), firstLine(msg)})
-		want := c.code
-		if want == 0 {
-			want = 2
+		want := 2
+		if c.hook {
+			want = 0
 		}
 		switch {
+		case c.hook && r.Code == 0 && len(bytes.TrimSpace(r.Stdout)) > 0 && !json.Valid(r.Stdout):
+			problems = append(problems, fmt.Sprintf("%s: invalid JSON reply %q", c.what, r.Stdout))
+		case c.hook && r.Code == 0:
 		case r.Code != want:
 			problems = append(problems, fmt.Sprintf("%s: exit %d, want %d (%s)", c.what, r.Code, want, firstLine(msg)))
 		case strings.Contains(msg, "\n"):
