@@ -50,6 +50,10 @@ func TestBulkImportMatchesIncremental(t *testing.T) {
 	if bn != in || bs != is || bn == 0 {
 		t.Errorf("observation_files: bulk %d rows (%d), incremental %d rows (%d)", bn, bs, in, is)
 	}
+	var hashRows int
+	if err := bulk.x.Get(&hashRows, `SELECT count(*) FROM observations_fts_config WHERE k = 'hashsize'`); err != nil || hashRows != 0 {
+		t.Errorf("FTS hashsize left in the config after a bulk import: %d rows (%v)", hashRows, err)
+	}
 	// The trigger is back: a new observation is indexed.
 	a, err := bulk.AddObservation(ctx, memory.Observation{SessionID: "bench-00000000", Type: memory.TypeNote,
 		Title: "zebracorn appears once", FilesRead: []string{"zz/unique.go"}})
