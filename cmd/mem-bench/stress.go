@@ -237,23 +237,15 @@ func (s *stress) concurrency() error {
 	reads := 0
 	for _, args := range readers {
 		rg.Add(1)
-		go func() {
-			defer rg.Done()
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				r := s.run(db, nil, args...)
-				mu.Lock()
-				reads++
-				mu.Unlock()
-				if r.Code != 0 || busyMessage(r.Stderr) {
-					report("reader %v: exit %d: %s", args, r.Code, r.Stderr)
-				}
+		go until(done, &rg, func() {
+			r := s.run(db, nil, args...)
+			mu.Lock()
+			reads++
+			mu.Unlock()
+			if r.Code != 0 || busyMessage(r.Stderr) {
+				report("reader %v: exit %d: %s", args, r.Code, r.Stderr)
 			}
-		}()
+		})
 	}
 	// Hooks during the storm: each exits 0 within its deadline (2 s by
 	// default; 1 s of slack for process start on a loaded machine).
@@ -265,23 +257,15 @@ func (s *stress) concurrency() error {
 				return err
 			}
 			rg.Add(1)
-			go func() {
-				defer rg.Done()
-				for {
-					select {
-					case <-done:
-						return
-					default:
-					}
-					r := s.run(db, in, "hook", "claude")
-					mu.Lock()
-					hooks++
-					mu.Unlock()
-					if r.Code != 0 || r.Wall > 3*time.Second {
-						report("hook %s: exit %d after %v: %s", name, r.Code, r.Wall, r.Stderr)
-					}
+			go until(done, &rg, func() {
+				r := s.run(db, in, "hook", "claude")
+				mu.Lock()
+				hooks++
+				mu.Unlock()
+				if r.Code != 0 || r.Wall > 3*time.Second {
+					report("hook %s: exit %d after %v: %s", name, r.Code, r.Wall, r.Stderr)
 				}
-			}()
+			})
 		}
 	}
 	wg.Wait()
@@ -311,6 +295,19 @@ func (s *stress) concurrency() error {
 	}
 	fmt.Printf("     16 writers x %d observations, %d reads and %d hook calls meanwhile\n", perWriter, reads, hooks)
 	return s.healthy(db)
+}
+
+// until calls fn again and again until done is closed, then marks wg done.
+func until(done <-chan struct{}, wg *sync.WaitGroup, fn func()) {
+	defer wg.Done()
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		fn()
+	}
 }
 
 // importFile writes n generated observations as one interchange file.

@@ -172,11 +172,7 @@ func (db *DB) bulkTx(ctx context.Context, big bool, fn func(*sqlx.Tx) error) err
 	if err != nil {
 		return mapErr(err)
 	}
-	if err := fn(t); err != nil {
-		_ = t.Rollback()
-		return mapErr(err)
-	}
-	return mapErr(t.Commit())
+	return commitOrRollback(t, fn)
 }
 
 // deriveAll computes derive for every observation record, spread over the

@@ -208,6 +208,11 @@ func (db *DB) tx(ctx context.Context, fn func(*sqlx.Tx) error) error {
 	if err != nil {
 		return mapErr(err)
 	}
+	return commitOrRollback(t, fn)
+}
+
+// commitOrRollback runs fn in t and commits, or rolls back when fn fails.
+func commitOrRollback(t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
 	if err := fn(t); err != nil {
 		_ = t.Rollback()
 		return mapErr(err)
