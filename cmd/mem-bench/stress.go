@@ -463,14 +463,18 @@ func (s *stress) crashSummarize() error {
 	if r := s.run(db, nil, "import", file); r.Code != 0 {
 		return fmt.Errorf("import: exit %d: %s", r.Code, r.Stderr)
 	}
-	// Sessions without a summary are what --pending works on.
-	d, err := store.Open(context.Background(), db, store.Options{NoMigrate: true})
-	if err != nil {
+	// Sessions without a summary are what --pending works on: every round
+	// starts with none, so that each run has the whole job to do.
+	unsummarize := func() error {
+		d, err := store.Open(context.Background(), db, store.Options{NoMigrate: true})
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		_, err = d.SQL().Exec(`DELETE FROM summaries`)
 		return err
 	}
-	_, err = d.SQL().Exec(`DELETE FROM summaries`)
-	d.Close()
-	if err != nil {
+	if err := unsummarize(); err != nil {
 		return err
 	}
 	t0 := time.Now()
@@ -484,6 +488,9 @@ func (s *stress) crashSummarize() error {
 	full := time.Since(t0)
 	kills := 0
 	for i := range s.n(4, 20) {
+		if err := unsummarize(); err != nil {
+			return err
+		}
 		d := time.Duration(s.rng.Int64N(int64(full)))
 		killed, err := s.killAfter(db, d, "summarize", "--pending")
 		if err != nil {
@@ -496,8 +503,17 @@ func (s *stress) crashSummarize() error {
 			return fmt.Errorf("round %d (killed after %v): %w", i, d, err)
 		}
 	}
-	if r := s.run(db, nil, "summarize", "--pending"); r.Code != 0 {
+	r := s.run(db, nil, "summarize", "--pending")
+	if r.Code != 0 {
 		return fmt.Errorf("rerun: exit %d: %s", r.Code, r.Stderr)
+	}
+	// The rerun did the whole job: a killed run's lease did not stop it.
+	sessions, err := count(db, "sessions")
+	if err != nil {
+		return err
+	}
+	if sums, err := count(db, "summaries"); err != nil || sums != sessions {
+		return fmt.Errorf("after the rerun: %d summaries (%v) for %d sessions: %s", sums, err, sessions, firstLine(string(r.Stdout)))
 	}
 	fmt.Printf("     %d of %d summarize runs killed mid-way\n", kills, s.n(4, 20))
 	return s.healthy(db)
