@@ -103,6 +103,7 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newStatsCmd(app),
 		newDoctorCmd(app),
 		newConfigCmd(app),
+		newContextCmd(app),
 		newVersionCmd(app),
 	)
 	wrapArgs(root)
