@@ -101,7 +101,7 @@ func splitWords(s string) []string {
 }
 
 var (
-	pathExt = regexp.MustCompile(`^[\w@~.-]*[\w-]\.(go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rb|rs|java|kt|kts|swift|c|h|cc|cpp|hpp|cs|php|scala|sql|sh|bash|zsh|ps1|yaml|yml|json|jsonl|toml|ini|cfg|conf|env|md|mdx|txt|rst|html|css|scss|vue|svelte|proto|graphql|tf|lua|ex|exs|erl|dart|zig|nix|lock|xml|gradle|mk|dockerfile)$`)
+	pathExt   = regexp.MustCompile(`^[\w@~.-]*[\w-]\.(go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rb|rs|java|kt|kts|swift|c|h|cc|cpp|hpp|cs|php|scala|sql|sh|bash|zsh|ps1|yaml|yml|json|jsonl|toml|ini|cfg|conf|env|md|mdx|txt|rst|html|css|scss|vue|svelte|proto|graphql|tf|lua|ex|exs|erl|dart|zig|nix|lock|xml|gradle|mk|dockerfile)$`)
 	pathChars = regexp.MustCompile(`^[\w@~./+-]+$`)
 )
 
