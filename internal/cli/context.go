@@ -58,7 +58,8 @@ under a source and an id (registering the same source and id again replaces the 
 consumes them, highest priority first (critical, high, normal, low), then oldest first.
 Persistent entries are delivered on every turn until cleared; ending a session clears it.`,
 	}
-	cmd.AddCommand(newContextAddCmd(app), newContextConsumeCmd(app), newContextPendingCmd(app), newContextClearCmd(app))
+	cmd.AddCommand(newContextAddCmd(app), newContextConsumeCmd(app), newContextPendingCmd(app), newContextClearCmd(app),
+		newContextPromptCmd(app), newContextTouchCmd(app))
 	return cmd
 }
 

@@ -536,11 +536,22 @@ func relative(root, path string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(root, path)
 	}
-	rel, err := filepath.Rel(root, filepath.Clean(path))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
+	inside := func(p string) (string, bool) {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", false
+		}
+		return filepath.ToSlash(rel), true
 	}
-	return filepath.ToSlash(rel), true
+	path = filepath.Clean(path)
+	if rel, ok := inside(path); ok {
+		return rel, true
+	}
+	// The root is resolved; the path may reach it through a symbolic link.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return inside(filepath.Join(dir, filepath.Base(path)))
+	}
+	return "", false
 }
 
 // pathForms are the spellings of a file that observations may carry: as
