@@ -94,7 +94,7 @@ func build(path string, n int) error {
 		o := map[string]any{"kind": "observation", "uuid": fmt.Sprintf("00000000-0000-4000-8000-%012d", i),
 			"session_id": sid, "project": project, "type": types[r.IntN(len(types))], "title": title,
 			"narrative": sentence(r, 30) + " " + sym + " " + sentence(r, 10),
-			"facts": []string{sentence(r, 6), sentence(r, 6)}, "concepts": []string{strings.ToLower(nouns[r.IntN(len(nouns))])},
+			"facts":     []string{sentence(r, 6), sentence(r, 6)}, "concepts": []string{strings.ToLower(nouns[r.IntN(len(nouns))])},
 			"files_read": []string{file(r)}, "files_modified": []string{file(r)}, "agent_type": "build",
 			"created_at": at}
 		if err := enc.Encode(o); err != nil {
