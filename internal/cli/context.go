@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,9 +18,8 @@ import (
 
 // newCollector returns the collector over db with the configured sources
 // switched on: entries of a switched-off source are never delivered.
-func newCollector(app *App, db collector.Store) *collector.Collector {
-	cfg := app.Config()
-	return collector.New(db, app.Now, func(source string) bool { return sourceEnabled(cfg, source) })
+func newCollector(cfg *config.Config, now func() time.Time, db collector.Store) *collector.Collector {
+	return collector.New(db, now, func(source string) bool { return sourceEnabled(cfg, source) })
 }
 
 // sourceEnabled reads a source's context.<source> switch; sources mem does
@@ -115,7 +115,7 @@ func runContextAdd(ctx context.Context, app *App, o contextAddOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := newCollector(app, db).Register(ctx, e); err != nil {
+	if err := newCollector(app.Config(), app.Now, db).Register(ctx, e); err != nil {
 		return err
 	}
 	if app.JSON {
@@ -152,7 +152,7 @@ func runContextConsume(ctx context.Context, app *App, o contextSessionOptions) e
 	if err != nil {
 		return err
 	}
-	es, err := newCollector(app, db).Consume(ctx, o.Session, 0)
+	es, err := newCollector(app.Config(), app.Now, db).Consume(ctx, o.Session, 0)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func runContextPending(ctx context.Context, app *App, o contextSessionOptions) e
 	if err != nil {
 		return err
 	}
-	es, err := newCollector(app, db).Pending(ctx, o.Session)
+	es, err := newCollector(app.Config(), app.Now, db).Pending(ctx, o.Session)
 	if err != nil {
 		return err
 	}
@@ -225,7 +225,7 @@ func runContextClear(ctx context.Context, app *App, o contextSessionOptions) err
 	if err != nil {
 		return err
 	}
-	n, err := newCollector(app, db).Clear(ctx, o.Session)
+	n, err := newCollector(app.Config(), app.Now, db).Clear(ctx, o.Session)
 	if err != nil {
 		return err
 	}

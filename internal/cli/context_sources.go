@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/collector"
+	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -18,8 +20,7 @@ import (
 )
 
 // contextEngine builds the context sources from the configuration.
-func contextEngine(app *App, db *store.DB) (*triggers.Engine, error) {
-	cfg := app.Config()
+func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*triggers.Engine, error) {
 	c := triggers.Config{
 		MemoryTriggers:  cfg.Bool("context.memory_triggers"),
 		FileActivity:    cfg.Bool("context.file_activity"),
@@ -39,7 +40,7 @@ func contextEngine(app *App, db *store.DB) (*triggers.Engine, error) {
 		}
 		c.KeywordPairs = pairs
 	}
-	return &triggers.Engine{Pending: db, Files: db, Search: memorySearcher(db), Config: c, Now: app.Now}, nil
+	return &triggers.Engine{Pending: db, Files: db, Search: memorySearcher(db), Config: c, Now: now}, nil
 }
 
 // keywordPairs reads context.keywords: keyword=file entries, the file's
@@ -73,8 +74,8 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 // promptContext runs a prompt's sources for a session and returns what the
 // session gets at this turn (the consumed and persistent entries as one XML
 // block, at most maxChars long; "" for nothing).
-func promptContext(ctx context.Context, app *App, db *store.DB, s triggers.Session, prompt string, maxChars int) (string, triggers.Report, error) {
-	eng, err := contextEngine(app, db)
+func promptContext(ctx context.Context, cfg *config.Config, now func() time.Time, db *store.DB, s triggers.Session, prompt string, maxChars int) (string, triggers.Report, error) {
+	eng, err := contextEngine(cfg, now, db)
 	if err != nil {
 		return "", triggers.Report{}, err
 	}
@@ -82,7 +83,7 @@ func promptContext(ctx context.Context, app *App, db *store.DB, s triggers.Sessi
 	if err != nil {
 		return "", rep, err
 	}
-	es, err := newCollector(app, db).Consume(ctx, s.ID, maxChars)
+	es, err := newCollector(cfg, now, db).Consume(ctx, s.ID, maxChars)
 	if err != nil {
 		return "", rep, err
 	}
@@ -92,8 +93,8 @@ func promptContext(ctx context.Context, app *App, db *store.DB, s triggers.Sessi
 // fileContext registers what touched files bring; with deliver it also
 // consumes the session's pending context at once (for agents that take
 // context after a tool call).
-func fileContext(ctx context.Context, app *App, db *store.DB, s triggers.Session, read, edited []string, deliver bool, maxChars int) (string, triggers.Report, error) {
-	eng, err := contextEngine(app, db)
+func fileContext(ctx context.Context, cfg *config.Config, now func() time.Time, db *store.DB, s triggers.Session, read, edited []string, deliver bool, maxChars int) (string, triggers.Report, error) {
+	eng, err := contextEngine(cfg, now, db)
 	if err != nil {
 		return "", triggers.Report{}, err
 	}
@@ -113,7 +114,7 @@ func fileContext(ctx context.Context, app *App, db *store.DB, s triggers.Session
 	if !deliver {
 		return "", rep, nil
 	}
-	es, err := newCollector(app, db).Consume(ctx, s.ID, maxChars)
+	es, err := newCollector(cfg, now, db).Consume(ctx, s.ID, maxChars)
 	if err != nil {
 		return "", rep, err
 	}
@@ -167,7 +168,7 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 	if err != nil {
 		return err
 	}
-	block, rep, err := promptContext(ctx, app, db, s, o.Text, app.Config().Int("inject.max_chars"))
+	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, o.Text, app.Config().Int("inject.max_chars"))
 	if err != nil {
 		return err
 	}
@@ -230,7 +231,7 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 	} else {
 		read = paths
 	}
-	block, rep, err := fileContext(ctx, app, db, s, read, edited, o.Deliver, app.Config().Int("inject.max_chars"))
+	block, rep, err := fileContext(ctx, app.Config(), app.Now, db, s, read, edited, o.Deliver, app.Config().Int("inject.max_chars"))
 	if err != nil {
 		return err
 	}
