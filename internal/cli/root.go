@@ -98,6 +98,7 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newObserveCmd(app),
 		newPromptCmd(app),
 		newGetCmd(app),
+		newInjectCmd(app),
 		newForgetCmd(app),
 		newExportCmd(app),
 		newImportCmd(app),
