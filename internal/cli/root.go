@@ -103,6 +103,7 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newExportCmd(app),
 		newImportCmd(app),
 		newStatsCmd(app),
+		newSummarizeCmd(app),
 		newDoctorCmd(app),
 		newConfigCmd(app),
 		newContextCmd(app),
