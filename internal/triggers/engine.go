@@ -205,6 +205,9 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 			return err
 		}
 		for _, c := range cands {
+			if c.obs.SessionID == s.ID {
+				continue // the session knows what it did itself
+			}
 			if c.relevance > best[c.obs.ID].relevance {
 				best[c.obs.ID] = c
 			}
@@ -424,7 +427,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 			return err
 		}
 		for _, o := range obs {
-			if seen[o.ID] || n >= maxFileObservations {
+			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID {
 				continue
 			}
 			seen[o.ID] = true

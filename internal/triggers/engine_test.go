@@ -151,11 +151,26 @@ func TestFileActivity(t *testing.T) {
 	if got := f.pending(t); got != "" {
 		t.Fatalf("after delivery: %s", got)
 	}
+	// The session's own observations are not brought back to it.
+	if _, _, err := f.db.StartSession(ctx, memory.Session{ID: "s1", Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	own := memory.Observation{SessionID: "s1", Type: memory.TypeChange, Title: "Edited refund.go",
+		FilesModified: []string{"internal/orders/refund.go"}}
+	if _, err := f.db.AddObservation(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.OnFile(ctx, f.ses, abs, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("own observation registered: %s", got)
+	}
 	// Another session gets it.
 	other := f.ses
 	other.ID = "s2"
 	rep, err := f.eng.OnFile(ctx, other, abs, false)
-	if err != nil || len(rep.Registered) != 1 {
+	if err != nil || len(rep.Registered) != 2 {
 		t.Fatalf("other session: %+v %v", rep, err)
 	}
 }
