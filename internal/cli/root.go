@@ -108,6 +108,11 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newConfigCmd(app),
 		newContextCmd(app),
 		newVersionCmd(app),
+		newHookCmd(app),
+		newSwitchCmd(app, false),
+		newSwitchCmd(app, true),
+		newInstallCmd(app, false),
+		newInstallCmd(app, true),
 	)
 	wrapArgs(root)
 	return root

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
@@ -306,7 +306,7 @@ type progress struct {
 func newProgress(w io.Writer) *progress {
 	p := &progress{w: w}
 	if f, ok := w.(*os.File); ok {
-		p.tty = isatty.IsTerminal(f.Fd())
+		p.tty = term.IsTerminal(int(f.Fd()))
 	}
 	return p
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/tokens"
@@ -212,7 +213,7 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		s := &summaries[i]
 		summaryItems = append(summaryItems, &item{group: groupSessions, sum: s, entry: Entry{
 			Ref: fmt.Sprintf("S%d", s.ID), Kind: memory.KindSummary, Group: groupSessions, ID: s.ID,
-			SessionID: s.SessionID, Date: day(s.CreatedAt.UTC())}})
+			SessionID: s.SessionID, Date: day(summaryDate(s))}})
 	}
 	for _, l := range [][]memory.Observation{recent, important} {
 		for i := range l {
@@ -400,4 +401,13 @@ func render(r renderer, req Request, picked []chosen, minimal bool, all Omitted)
 	b = append(b, r.omitted(om, minimal)...)
 	b = append(b, r.tail(minimal)...)
 	return string(b), entries, om
+}
+
+// summaryDate dates a summary by the work it covers rather than by when it
+// was written, so that a nightly run does not make old sessions look new.
+func summaryDate(s *memory.Summary) time.Time {
+	if !s.CoversUntil.IsZero() {
+		return s.CoversUntil.UTC()
+	}
+	return s.CreatedAt.UTC()
 }
