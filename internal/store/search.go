@@ -1,0 +1,484 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/search"
+)
+
+// Search finds observations, summaries and prompts for a query, best first.
+// The text goes through search.Parse and never reaches MATCH as is; a query
+// without text lists the newest rows that pass the filters.
+func (db *DB) Search(ctx context.Context, q search.Query) ([]search.Hit, error) {
+	if err := checkQuery(&q); err != nil {
+		return nil, err
+	}
+	r := search.DefaultRanking()
+	if q.Ranking != nil {
+		r = *q.Ranking
+	}
+	plan := search.Parse(q.Text)
+	var hits []search.Hit
+	err := db.read(ctx, func(tx *sqlx.Tx) error {
+		var scored []search.Scored
+		var err error
+		if strings.TrimSpace(q.Text) == "" {
+			scored, err = recent(ctx, tx, q)
+		} else if !plan.Empty() {
+			scored, err = ranked(ctx, tx, q, plan, r)
+		}
+		if err != nil {
+			return err
+		}
+		if q.Offset >= len(scored) {
+			return nil
+		}
+		scored = scored[q.Offset:]
+		if len(scored) > q.Limit {
+			scored = scored[:q.Limit]
+		}
+		hits, err = loadHits(ctx, tx, scored, plan.Words())
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("searching: %w", err)
+	}
+	return hits, nil
+}
+
+// checkQuery applies defaults and rejects a query that names no scope.
+func checkQuery(q *search.Query) error {
+	if q.Project == "" && !q.AllProjects && q.SessionID == "" {
+		return memory.Invalid("project", "a project key, a session or all projects", "")
+	}
+	if q.AllProjects {
+		q.Project = ""
+	}
+	if q.Limit < 0 || q.Offset < 0 {
+		return memory.Invalid("limit", "a number >= 0", fmt.Sprint(q.Limit, q.Offset))
+	}
+	if q.Limit == 0 {
+		q.Limit = search.DefaultLimit
+	}
+	if q.Limit+q.Offset > search.MaxLimit {
+		return memory.Invalid("limit", fmt.Sprintf("limit + offset of at most %d", search.MaxLimit), fmt.Sprint(q.Limit+q.Offset))
+	}
+	// Types and files belong to observations only: asking for them means
+	// observations unless kinds were named.
+	if len(q.Kinds) == 0 && (len(q.Types) > 0 || q.File != "") {
+		q.Kinds = []search.Kind{search.KindObservation}
+	}
+	return nil
+}
+
+// filter builds the WHERE conditions shared by every kind; alias is the
+// table's alias. Only observations know types and files.
+func filter(q search.Query, k search.Kind, alias string) (string, []any) {
+	var w []string
+	var args []any
+	if q.Project != "" {
+		w = append(w, alias+".project = ?")
+		args = append(args, q.Project)
+	}
+	if q.SessionID != "" {
+		w = append(w, alias+".session_id = ?")
+		args = append(args, q.SessionID)
+	}
+	if !q.Since.IsZero() {
+		w = append(w, alias+".created_at >= ?")
+		args = append(args, toMillis(q.Since))
+	}
+	if !q.Until.IsZero() {
+		w = append(w, alias+".created_at < ?")
+		args = append(args, toMillis(q.Until))
+	}
+	if k == search.KindObservation {
+		if len(q.Types) > 0 {
+			w = append(w, alias+".type IN (?"+strings.Repeat(", ?", len(q.Types)-1)+")")
+			for _, t := range q.Types {
+				args = append(args, string(t))
+			}
+		}
+		if q.File != "" {
+			w = append(w, alias+`.id IN (SELECT observation_id FROM observation_files
+				WHERE path = ? OR path LIKE ? ESCAPE '\')`)
+			args = append(args, q.File, "%/"+likeEscape(strings.TrimLeft(q.File, "/")))
+		}
+	}
+	if len(w) == 0 {
+		return "1=1", nil
+	}
+	return strings.Join(w, " AND "), args
+}
+
+// kindTables names the tables and bm25 weights of each kind.
+type kindTable struct {
+	table, fts string
+	weights    func(search.Ranking) string
+}
+
+var kindTables = map[search.Kind]kindTable{
+	search.KindObservation: {"observations", "observations_fts", func(r search.Ranking) string {
+		w := make([]string, len(r.Weights))
+		for i, v := range r.Weights {
+			w[i] = fmt.Sprint(v)
+		}
+		return strings.Join(w, ", ")
+	}},
+	search.KindSummary: {"summaries", "summaries_fts", func(search.Ranking) string { return "" }},
+	search.KindPrompt:  {"prompts", "prompts_fts", func(search.Ranking) string { return "" }},
+}
+
+// candidates runs one FTS5 query for a kind: ids, sessions, dates and bm25
+// of the best n rows that pass the filters.
+func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, match string, r search.Ranking, n int) ([]search.Candidate, error) {
+	kt := kindTables[k]
+	where, args := filter(q, k, "t")
+	bm := "bm25(" + kt.fts
+	if w := kt.weights(r); w != "" {
+		bm += ", " + w
+	}
+	bm += ")"
+	sqlText := `SELECT t.id, t.session_id, t.created_at, ` + bm + ` AS score
+		FROM ` + kt.fts + ` JOIN ` + kt.table + ` t ON t.id = ` + kt.fts + `.rowid
+		WHERE ` + kt.fts + ` MATCH ? AND ` + where + ` ORDER BY score, t.id DESC LIMIT ?`
+	rows, err := tx.QueryContext(ctx, sqlText, append(append([]any{match}, args...), n)...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+	}
+	defer rows.Close()
+	var out []search.Candidate
+	for rows.Next() {
+		c := search.Candidate{Kind: k}
+		var ms int64
+		if err := rows.Scan(&c.ID, &c.Session, &ms, &c.BM25); err != nil {
+			return nil, err
+		}
+		c.Date = fromMillis(ms)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ranked scores every wanted kind for the plan and merges them.
+func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, r search.Ranking) ([]search.Scored, error) {
+	n := r.Candidates
+	if n < q.Limit+q.Offset {
+		n = q.Limit + q.Offset
+	}
+	match := plan.Match(search.MatchOptions{Prefix: r.Prefix})
+	lists := map[search.Kind][]search.Scored{}
+	for _, k := range search.Kinds() {
+		if !q.Wants(k) {
+			continue
+		}
+		cands, err := candidates(ctx, tx, q, k, match, r, n)
+		if err != nil {
+			return nil, err
+		}
+		var sessions map[string]float64
+		if k == search.KindObservation {
+			if cands, err = feedback(ctx, tx, q, plan, r, cands, n); err != nil {
+				return nil, err
+			}
+			if r.SessionWeight > 0 && len(cands) > 0 {
+				if sessions, err = sessionScores(ctx, tx, q, match); err != nil {
+					return nil, err
+				}
+			}
+		}
+		lists[k] = r.Combine(cands, sessions)
+	}
+	return r.Merge(lists), nil
+}
+
+// feedback adds pseudo-relevance feedback: the words most shared by the best
+// rows are searched for too, and their bm25 joins the candidates' scores.
+func feedback(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, r search.Ranking, cands []search.Candidate, n int) ([]search.Candidate, error) {
+	if r.FeedbackDocs <= 0 || r.FeedbackTerms <= 0 || r.FeedbackWeight == 0 || len(cands) == 0 {
+		return cands, nil
+	}
+	top := cands
+	if len(top) > r.FeedbackDocs {
+		top = top[:r.FeedbackDocs]
+	}
+	ids := make([]int64, len(top))
+	for i, c := range top {
+		ids[i] = c.ID
+	}
+	texts, err := observationTexts(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]string, 0, len(ids))
+	for _, id := range ids {
+		docs = append(docs, texts[id])
+	}
+	words := search.FeedbackWords(docs, plan.Words(), r.FeedbackTerms)
+	if len(words) == 0 {
+		return cands, nil
+	}
+	extra, err := candidates(ctx, tx, q, search.KindObservation, search.Expand(words), r, n)
+	if err != nil {
+		return nil, err
+	}
+	idx := make(map[int64]int, len(cands))
+	for i, c := range cands {
+		idx[c.ID] = i
+	}
+	for _, e := range extra {
+		if i, ok := idx[e.ID]; ok {
+			cands[i].Feedback = e.BM25
+			continue
+		}
+		e.Feedback, e.BM25 = e.BM25, 0
+		cands = append(cands, e)
+	}
+	return cands, nil
+}
+
+// sessionScores returns, per session of the scope, the bm25 of its summary
+// for the query.
+func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, match string) (map[string]float64, error) {
+	sq := q
+	sq.Since, sq.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
+	where, args := filter(sq, search.KindSummary, "t")
+	rows, err := tx.QueryContext(ctx, `SELECT t.session_id, bm25(summaries_fts) FROM summaries_fts
+		JOIN summaries t ON t.id = summaries_fts.rowid WHERE summaries_fts MATCH ? AND `+where,
+		append([]any{match}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("scoring session summaries: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var s string
+		var v float64
+		if err := rows.Scan(&s, &v); err != nil {
+			return nil, err
+		}
+		out[s] = v
+	}
+	return out, rows.Err()
+}
+
+// observationTexts returns the searchable text of observations by id.
+func observationTexts(ctx context.Context, tx *sqlx.Tx, ids []int64) (map[int64]string, error) {
+	obs, err := observationsByID(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(obs))
+	for id, o := range obs {
+		out[id] = observationText(o)
+	}
+	return out, nil
+}
+
+func observationText(o memory.Observation) string {
+	parts := []string{o.Title, o.Subtitle, o.Narrative}
+	parts = append(parts, o.Facts...)
+	parts = append(parts, o.Concepts...)
+	parts = append(parts, o.FilesModified...)
+	parts = append(parts, o.FilesRead...)
+	var keep []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, " · ")
+}
+
+// recent lists the newest rows of every wanted kind that pass the filters.
+func recent(ctx context.Context, tx *sqlx.Tx, q search.Query) ([]search.Scored, error) {
+	n := q.Limit + q.Offset
+	var out []search.Scored
+	for _, k := range search.Kinds() {
+		if !q.Wants(k) {
+			continue
+		}
+		kt := kindTables[k]
+		where, args := filter(q, k, "t")
+		rows, err := tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t
+			WHERE `+where+` ORDER BY t.created_at DESC, t.id DESC LIMIT ?`, append(args, n)...)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", kt.table, err)
+		}
+		for rows.Next() {
+			c := search.Candidate{Kind: k}
+			var ms int64
+			if err := rows.Scan(&c.ID, &c.Session, &ms); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			c.Date = fromMillis(ms)
+			out = append(out, search.Scored{Candidate: c})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return search.Ranking{}.Merge(map[search.Kind][]search.Scored{"": out}), nil
+}
+
+// loadHits reads the full records of the scored rows and makes hits with
+// titles and snippets.
+func loadHits(ctx context.Context, tx *sqlx.Tx, scored []search.Scored, words []string) ([]search.Hit, error) {
+	ids := map[search.Kind][]int64{}
+	for _, s := range scored {
+		ids[s.Kind] = append(ids[s.Kind], s.ID)
+	}
+	obs, err := observationsByID(ctx, tx, ids[search.KindObservation])
+	if err != nil {
+		return nil, err
+	}
+	sums, err := summariesByID(ctx, tx, ids[search.KindSummary])
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := promptsByID(ctx, tx, ids[search.KindPrompt])
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]search.Hit, 0, len(scored))
+	for _, s := range scored {
+		h := search.Hit{Kind: s.Kind, ID: s.ID, Score: s.Score, SessionID: s.Session, Date: s.Date}
+		switch s.Kind {
+		case search.KindObservation:
+			o, ok := obs[s.ID]
+			if !ok {
+				continue
+			}
+			h = observationHit(o)
+			h.Score = s.Score
+			h.Snippet = snippet(observationText(o), words)
+		case search.KindSummary:
+			m, ok := sums[s.ID]
+			if !ok {
+				continue
+			}
+			h = summaryHit(m)
+			h.Score = s.Score
+			h.Snippet = snippet(summaryText(m), words)
+		case search.KindPrompt:
+			p, ok := prompts[s.ID]
+			if !ok {
+				continue
+			}
+			h = promptHit(p)
+			h.Score = s.Score
+			h.Snippet = snippet(p.Text, words)
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+func snippet(text string, words []string) string { return search.Snippet(text, words, 20) }
+
+func observationHit(o memory.Observation) search.Hit {
+	return search.Hit{Kind: search.KindObservation, ID: o.ID, Ref: fmt.Sprintf("#%d", o.ID), Type: o.Type,
+		Title: o.Title, Date: o.CreatedAt, SessionID: o.SessionID, Project: o.Project, Observation: &o}
+}
+
+func summaryHit(m memory.Summary) search.Hit {
+	title := firstLine(m.Request)
+	if title == "" {
+		title = firstLine(m.Text)
+	}
+	return search.Hit{Kind: search.KindSummary, ID: m.ID, Ref: fmt.Sprintf("S%d", m.ID), Title: title,
+		Date: m.CreatedAt, SessionID: m.SessionID, Project: m.Project, Summary: &m}
+}
+
+func promptHit(p memory.Prompt) search.Hit {
+	return search.Hit{Kind: search.KindPrompt, ID: p.ID, Ref: fmt.Sprintf("P%d", p.ID), Title: firstLine(p.Text),
+		Date: p.CreatedAt, SessionID: p.SessionID, Project: p.Project, Prompt: &p}
+}
+
+func summaryText(m memory.Summary) string {
+	var keep []string
+	for _, p := range []string{m.Request, m.Investigated, m.Learned, m.Completed, m.NextSteps, m.Decisions, m.Text} {
+		if strings.TrimSpace(p) != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, " · ")
+}
+
+// firstLine returns the first line of s, cut to 100 characters.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if utf8.RuneCountInString(s) > 100 {
+		s = string([]rune(s)[:99]) + "…"
+	}
+	return s
+}
+
+func observationsByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]memory.Observation, error) {
+	out := map[int64]memory.Observation{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	s, args, err := sqlx.In(`SELECT `+observationCols+` FROM observations WHERE id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []observationRow
+	if err := sqlx.SelectContext(ctx, q, &rows, s, args...); err != nil {
+		return nil, fmt.Errorf("reading observations: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = r.observation()
+	}
+	return out, nil
+}
+
+func summariesByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]memory.Summary, error) {
+	out := map[int64]memory.Summary{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	s, args, err := sqlx.In(`SELECT `+summaryCols+` FROM summaries WHERE id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []summaryRow
+	if err := sqlx.SelectContext(ctx, q, &rows, s, args...); err != nil {
+		return nil, fmt.Errorf("reading summaries: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = r.summary()
+	}
+	return out, nil
+}
+
+func promptsByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]memory.Prompt, error) {
+	out := map[int64]memory.Prompt{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	s, args, err := sqlx.In(`SELECT `+promptCols+` FROM prompts WHERE id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []promptRow
+	if err := sqlx.SelectContext(ctx, q, &rows, s, args...); err != nil {
+		return nil, fmt.Errorf("reading prompts: %w", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = r.prompt()
+	}
+	return out, nil
+}
