@@ -36,6 +36,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&r.Prefix, "prefix", def.Prefix, "prefix-match words of at least this many characters (0: off)")
 	fs.IntVar(&r.Candidates, "candidates", def.Candidates, "rows scored per kind")
 	fs.Float64Var(&r.SessionWeight, "session", def.SessionWeight, "weight of the session summary's score")
+	fs.IntVar(&r.SessionExpand, "session-expand", def.SessionExpand, "observations of this many best sessions join the candidates")
+	fs.Float64Var(&r.Coverage, "coverage", def.Coverage, "weight of the share of query words a row has")
 	fs.IntVar(&r.FeedbackDocs, "fb-docs", def.FeedbackDocs, "pseudo-relevance feedback: top rows read")
 	fs.IntVar(&r.FeedbackTerms, "fb-terms", def.FeedbackTerms, "pseudo-relevance feedback: words added")
 	fs.Float64Var(&r.FeedbackWeight, "fb-weight", def.FeedbackWeight, "pseudo-relevance feedback: weight")
@@ -138,4 +140,3 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 func pct(s []time.Duration, p int) time.Duration {
 	return s[(len(s)-1)*p/100].Round(10 * time.Microsecond)
 }
-

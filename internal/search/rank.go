@@ -22,6 +22,15 @@ type Ranking struct {
 	// the same query, so a fact whose session is about the question ranks
 	// above a fact that merely shares a word with it.
 	SessionWeight float64
+	// SessionExpand adds every observation of the SessionExpand sessions
+	// whose summaries match the query best to the candidates, so a fact that
+	// shares no word with the question can still be found through its
+	// session.
+	SessionExpand int
+	// Coverage adds this weight times the share of the query's words a row
+	// has (a soft AND: rows with more of the words rank above rows with one
+	// rare word, without dropping either).
+	Coverage float64
 	// FeedbackDocs, FeedbackTerms and FeedbackWeight drive pseudo-relevance
 	// feedback: the FeedbackTerms words most shared by the FeedbackDocs best
 	// rows are searched for as well and scored at FeedbackWeight.
@@ -65,6 +74,8 @@ type Candidate struct {
 	BM25 float64
 	// Feedback is bm25() for the feedback query, 0 when it did not match.
 	Feedback float64
+	// Coverage is the share of the query's words the row has, in [0, 1].
+	Coverage float64
 }
 
 // Scored is a candidate with its final score.
@@ -101,6 +112,7 @@ func (r Ranking) Combine(cands []Candidate, sessionScores map[string]float64) []
 	for i, c := range cands {
 		score := norm(-c.BM25, q)
 		score += r.FeedbackWeight * norm(-c.Feedback, f)
+		score += r.Coverage * c.Coverage
 		if r.SessionWeight > 0 {
 			score += r.SessionWeight * norm(-sessionScores[c.Session], s)
 		}
@@ -225,4 +237,23 @@ func Words(text string) []string {
 		out = append(out, toLower(text[start:]))
 	}
 	return out
+}
+
+// Coverage returns the share of words (query words, lower case) that text
+// has, comparing light stems so that "painted" covers "paint".
+func Coverage(text string, words []string) float64 {
+	if len(words) == 0 {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, w := range Words(text) {
+		have[stem(w)] = true
+	}
+	n := 0
+	for _, w := range words {
+		if have[stem(w)] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(words))
 }

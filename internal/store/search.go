@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -192,6 +193,14 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 				if sessions, err = sessionScores(ctx, tx, q, match); err != nil {
 					return nil, err
 				}
+				if cands, err = sessionMembers(ctx, tx, q, sessions, r.SessionExpand, cands); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if k == search.KindObservation && r.Coverage > 0 {
+			if err := coverage(ctx, tx, plan, cands); err != nil {
+				return nil, err
 			}
 		}
 		lists[k] = r.Combine(cands, sessions)
@@ -267,6 +276,79 @@ func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, match strin
 		out[s] = v
 	}
 	return out, rows.Err()
+}
+
+// coverage sets the share of the query's words each candidate has.
+func coverage(ctx context.Context, tx *sqlx.Tx, plan search.Plan, cands []search.Candidate) error {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
+	}
+	texts, err := observationTexts(ctx, tx, ids)
+	if err != nil {
+		return err
+	}
+	words := make([]string, len(plan.Terms))
+	for i, t := range plan.Terms {
+		words[i] = t.Text
+	}
+	for i := range cands {
+		cands[i].Coverage = search.Coverage(texts[cands[i].ID], words)
+	}
+	return nil
+}
+
+// sessionMembers adds the observations of the n best-scored sessions that
+// pass the filters and are not candidates yet, with no text score of their own.
+func sessionMembers(ctx context.Context, tx *sqlx.Tx, q search.Query, sessions map[string]float64, n int, cands []search.Candidate) ([]search.Candidate, error) {
+	if n <= 0 || len(sessions) == 0 {
+		return cands, nil
+	}
+	ids := make([]string, 0, len(sessions))
+	for s := range sessions {
+		ids = append(ids, s)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if sessions[ids[i]] != sessions[ids[j]] {
+			return sessions[ids[i]] < sessions[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	if len(ids) > n {
+		ids = ids[:n]
+	}
+	have := make(map[int64]bool, len(cands))
+	for _, c := range cands {
+		have[c.ID] = true
+	}
+	for _, sid := range ids {
+		sq := q
+		sq.SessionID = sid
+		where, args := filter(sq, search.KindObservation, "t")
+		rows, err := tx.QueryContext(ctx, `SELECT t.id, t.created_at FROM observations t WHERE `+where+`
+			ORDER BY t.created_at, t.id LIMIT 500`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("reading observations of session %s: %w", sid, err)
+		}
+		for rows.Next() {
+			c := search.Candidate{Kind: search.KindObservation, Session: sid}
+			var ms int64
+			if err := rows.Scan(&c.ID, &ms); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			c.Date = fromMillis(ms)
+			if !have[c.ID] {
+				have[c.ID] = true
+				cands = append(cands, c)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return cands, nil
 }
 
 // observationTexts returns the searchable text of observations by id.
