@@ -38,10 +38,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.Float64Var(&r.SessionWeight, "session", def.SessionWeight, "weight of the session summary's score")
 	fs.IntVar(&r.SessionExpand, "session-expand", def.SessionExpand, "observations of this many best sessions join the candidates")
 	fs.Float64Var(&r.Coverage, "coverage", def.Coverage, "weight of the share of query words a row has")
+	fs.BoolVar(&r.FeedbackSummaries, "fb-summaries", def.FeedbackSummaries, "take feedback words from matching sentences of the best session summaries")
 	fs.IntVar(&r.FeedbackDocs, "fb-docs", def.FeedbackDocs, "pseudo-relevance feedback: top rows read")
 	fs.IntVar(&r.FeedbackTerms, "fb-terms", def.FeedbackTerms, "pseudo-relevance feedback: words added")
 	fs.Float64Var(&r.FeedbackWeight, "fb-weight", def.FeedbackWeight, "pseudo-relevance feedback: weight")
 	fs.Float64Var(&r.RecencyWeight, "recency", def.RecencyWeight, "weight of the recency prior")
+	misses := fs.Int("misses", 0, "print this many questions whose evidence is not in the first 10 hits (to stderr)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,6 +95,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			retrieved := make([][]string, 0, len(hits))
 			for _, h := range hits {
 				retrieved = append(retrieved, c.Evidence[h.Observation.UUID])
+			}
+			if *misses > 0 && locomo.Recall(q, retrieved, 10) < 1 {
+				*misses--
+				fmt.Fprintf(os.Stderr, "\nQ(%d) %s  evidence %v\n", q.Category, q.Text, q.Evidence)
+				for i, h := range hits {
+					if i < 3 {
+						fmt.Fprintf(os.Stderr, "   hit %d %v %s\n", i+1, c.Evidence[h.Observation.UUID], h.Title)
+					}
+				}
 			}
 			a := byCat[q.Category]
 			if a == nil {

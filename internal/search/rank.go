@@ -1,6 +1,7 @@
 package search
 
 import (
+	"strings"
 	"math"
 	"sort"
 	"time"
@@ -37,6 +38,10 @@ type Ranking struct {
 	FeedbackDocs   int
 	FeedbackTerms  int
 	FeedbackWeight float64
+	// FeedbackSummaries takes the feedback words from the sentences of the
+	// best-matching session summaries that have query words, instead of from
+	// the best rows.
+	FeedbackSummaries bool
 	// RecencyWeight and RecencyHalfLife add a small prior for newer rows:
 	// weight * 2^(-age/halfLife), age measured from the newest candidate.
 	RecencyWeight   float64
@@ -256,4 +261,24 @@ func Coverage(text string, words []string) float64 {
 		}
 	}
 	return float64(n) / float64(len(words))
+}
+
+// Sentences splits text at sentence ends (. ! ? and line breaks).
+func Sentences(text string) []string {
+	var out []string
+	start := 0
+	rs := []rune(text)
+	for i, r := range rs {
+		end := r == '\n' || ((r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || rs[i+1] == ' ' || rs[i+1] == '\n'))
+		if end {
+			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(string(rs[start:])); s != "" {
+		out = append(out, s)
+	}
+	return out
 }

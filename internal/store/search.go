@@ -186,13 +186,15 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 		}
 		var sessions map[string]float64
 		if k == search.KindObservation {
-			if cands, err = feedback(ctx, tx, q, plan, r, cands, n); err != nil {
-				return nil, err
-			}
-			if r.SessionWeight > 0 && len(cands) > 0 {
+			if (r.SessionWeight > 0 || r.FeedbackSummaries) && len(cands) > 0 {
 				if sessions, err = sessionScores(ctx, tx, q, match); err != nil {
 					return nil, err
 				}
+			}
+			if cands, err = feedback(ctx, tx, q, plan, r, cands, sessions, n); err != nil {
+				return nil, err
+			}
+			if r.SessionWeight > 0 {
 				if cands, err = sessionMembers(ctx, tx, q, sessions, r.SessionExpand, cands); err != nil {
 					return nil, err
 				}
@@ -209,26 +211,21 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 }
 
 // feedback adds pseudo-relevance feedback: the words most shared by the best
-// rows are searched for too, and their bm25 joins the candidates' scores.
-func feedback(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, r search.Ranking, cands []search.Candidate, n int) ([]search.Candidate, error) {
+// rows (or by the matching sentences of the best session summaries) are
+// searched for too, and their bm25 joins the candidates' scores.
+func feedback(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, r search.Ranking, cands []search.Candidate, sessions map[string]float64, n int) ([]search.Candidate, error) {
 	if r.FeedbackDocs <= 0 || r.FeedbackTerms <= 0 || r.FeedbackWeight == 0 || len(cands) == 0 {
 		return cands, nil
 	}
-	top := cands
-	if len(top) > r.FeedbackDocs {
-		top = top[:r.FeedbackDocs]
+	var docs []string
+	var err error
+	if r.FeedbackSummaries {
+		docs, err = summarySentences(ctx, tx, sessions, plan, r.FeedbackDocs)
+	} else {
+		docs, err = topTexts(ctx, tx, cands, r.FeedbackDocs)
 	}
-	ids := make([]int64, len(top))
-	for i, c := range top {
-		ids[i] = c.ID
-	}
-	texts, err := observationTexts(ctx, tx, ids)
 	if err != nil {
 		return nil, err
-	}
-	docs := make([]string, 0, len(ids))
-	for _, id := range ids {
-		docs = append(docs, texts[id])
 	}
 	words := search.FeedbackWords(docs, plan.Words(), r.FeedbackTerms)
 	if len(words) == 0 {
@@ -251,6 +248,72 @@ func feedback(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan
 		cands = append(cands, e)
 	}
 	return cands, nil
+}
+
+// topTexts returns the text of the first n candidates.
+func topTexts(ctx context.Context, tx *sqlx.Tx, cands []search.Candidate, n int) ([]string, error) {
+	top := cands
+	if len(top) > n {
+		top = top[:n]
+	}
+	ids := make([]int64, len(top))
+	for i, c := range top {
+		ids[i] = c.ID
+	}
+	texts, err := observationTexts(ctx, tx, ids)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]string, 0, len(ids))
+	for _, id := range ids {
+		docs = append(docs, texts[id])
+	}
+	return docs, nil
+}
+
+// summarySentences returns the sentences with query words of the summaries
+// of the n best-scored sessions.
+func summarySentences(ctx context.Context, tx *sqlx.Tx, sessions map[string]float64, plan search.Plan, n int) ([]string, error) {
+	ids := bestSessions(sessions, n)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	s, args, err := sqlx.In(`SELECT `+summaryCols+` FROM summaries WHERE session_id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []summaryRow
+	if err := tx.SelectContext(ctx, &rows, s, args...); err != nil {
+		return nil, fmt.Errorf("reading summaries: %w", err)
+	}
+	words := plan.Words()
+	var out []string
+	for _, r := range rows {
+		for _, sent := range search.Sentences(summaryText(r.summary())) {
+			if search.Coverage(sent, words) > 0 {
+				out = append(out, sent)
+			}
+		}
+	}
+	return out, nil
+}
+
+// bestSessions returns the ids of the n sessions with the best (lowest) bm25.
+func bestSessions(sessions map[string]float64, n int) []string {
+	ids := make([]string, 0, len(sessions))
+	for s := range sessions {
+		ids = append(ids, s)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if sessions[ids[i]] != sessions[ids[j]] {
+			return sessions[ids[i]] < sessions[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	if len(ids) > n {
+		ids = ids[:n]
+	}
+	return ids
 }
 
 // sessionScores returns, per session of the scope, the bm25 of its summary
@@ -304,19 +367,7 @@ func sessionMembers(ctx context.Context, tx *sqlx.Tx, q search.Query, sessions m
 	if n <= 0 || len(sessions) == 0 {
 		return cands, nil
 	}
-	ids := make([]string, 0, len(sessions))
-	for s := range sessions {
-		ids = append(ids, s)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if sessions[ids[i]] != sessions[ids[j]] {
-			return sessions[ids[i]] < sessions[ids[j]]
-		}
-		return ids[i] < ids[j]
-	})
-	if len(ids) > n {
-		ids = ids[:n]
-	}
+	ids := bestSessions(sessions, n)
 	have := make(map[int64]bool, len(cands))
 	for _, c := range cands {
 		have[c.ID] = true
