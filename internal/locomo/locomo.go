@@ -125,7 +125,7 @@ func convert(r rawSample) (Conversation, error) {
 				c.Records = append(c.Records, memory.Record{Kind: memory.KindObservation, Observation: &memory.Observation{
 					UUID: uuid, SessionID: sid, Type: memory.TypeDiscovery, Title: strings.TrimSpace(text),
 					Facts: []string{}, Concepts: []string{}, FilesRead: []string{}, FilesModified: []string{},
-					CreatedAt: at.Add(time.Duration(i) * time.Second)}})
+					CreatedAt: at.Add(turnOffset(ids, i))}})
 			}
 		}
 		if text := r.SessionSummary[fmt.Sprintf("session_%d_summary", n)]; text != "" {
@@ -189,4 +189,17 @@ func Recall(q Question, retrieved [][]string, k int) float64 {
 		}
 	}
 	return float64(n) / float64(len(q.Evidence))
+}
+
+// turnOffset places an observation in its session by the dialogue turn it
+// came from (D3:12 is turn 12), as if it had been recorded when the turn was
+// said; i keeps facts of the same turn apart.
+func turnOffset(ids []string, i int) time.Duration {
+	turn := 0
+	if len(ids) > 0 {
+		if _, n, ok := strings.Cut(ids[0], ":"); ok {
+			turn, _ = strconv.Atoi(n)
+		}
+	}
+	return time.Duration(turn)*time.Minute + time.Duration(i)*time.Millisecond
 }

@@ -143,6 +143,11 @@ type MatchOptions struct {
 // have more of them, and rarer ones, first. It returns "" for an empty plan.
 // Every word is a quoted string, so no input is FTS5 syntax.
 func (p Plan) Match(o MatchOptions) string {
+	return strings.Join(p.Units(o), " OR ")
+}
+
+// Units returns the quoted FTS5 strings that Match ORs together.
+func (p Plan) Units(o MatchOptions) []string {
 	var parts []string
 	seen := map[string]bool{}
 	add := func(s string) {
@@ -169,7 +174,7 @@ func (p Plan) Match(o MatchOptions) string {
 	for _, ph := range p.Phrases {
 		add(quote(strings.Join(ph, " ")))
 	}
-	return strings.Join(parts, " OR ")
+	return parts
 }
 
 // Expand returns an OR expression of extra words (pseudo-relevance

@@ -23,6 +23,16 @@ type Ranking struct {
 	// the same query, so a fact whose session is about the question ranks
 	// above a fact that merely shares a word with it.
 	SessionWeight float64
+	// SessionPower sharpens the session term: its normalised score is
+	// raised to this power (1 when 0).
+	SessionPower float64
+	// Neighbors and NeighborWeight: the NeighborDocs best rows lend
+	// NeighborWeight times their text score to the Neighbors observations
+	// just before and after them in their session (what happened around a
+	// match is often what the question is about).
+	Neighbors      int
+	NeighborDocs   int
+	NeighborWeight float64
 	// SessionExpand adds every observation of the SessionExpand sessions
 	// whose summaries match the query best to the candidates, so a fact that
 	// shares no word with the question can still be found through its
@@ -79,6 +89,9 @@ type Candidate struct {
 	BM25 float64
 	// Feedback is bm25() for the feedback query, 0 when it did not match.
 	Feedback float64
+	// Neighbor is the best text score (bm25, lower is better) of a top row
+	// next to this one in its session.
+	Neighbor float64
 	// Coverage is the share of the query's words the row has, in [0, 1].
 	Coverage float64
 }
@@ -118,8 +131,13 @@ func (r Ranking) Combine(cands []Candidate, sessionScores map[string]float64) []
 		score := norm(-c.BM25, q)
 		score += r.FeedbackWeight * norm(-c.Feedback, f)
 		score += r.Coverage * c.Coverage
+		score += r.NeighborWeight * norm(-c.Neighbor, q)
 		if r.SessionWeight > 0 {
-			score += r.SessionWeight * norm(-sessionScores[c.Session], s)
+			v := norm(-sessionScores[c.Session], s)
+			if r.SessionPower > 0 {
+				v = math.Pow(v, r.SessionPower)
+			}
+			score += r.SessionWeight * v
 		}
 		if r.RecencyWeight > 0 && r.RecencyHalfLife > 0 && !c.Date.IsZero() {
 			age := newest.Sub(c.Date)

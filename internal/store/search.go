@@ -200,6 +200,11 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 				}
 			}
 		}
+		if k == search.KindObservation && r.Neighbors > 0 && r.NeighborWeight > 0 {
+			if cands, err = neighbors(ctx, tx, q, r, cands); err != nil {
+				return nil, err
+			}
+		}
 		if k == search.KindObservation && r.Coverage > 0 {
 			if err := coverage(ctx, tx, plan, cands); err != nil {
 				return nil, err
@@ -614,4 +619,56 @@ func promptsByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[i
 		out[r.ID] = r.prompt()
 	}
 	return out, nil
+}
+
+// neighbors gives the observations just before and after each of the best
+// rows in its session that row's text score as their Neighbor score, adding
+// those not yet among the candidates.
+func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Ranking, cands []search.Candidate) ([]search.Candidate, error) {
+	top := make([]search.Candidate, 0, r.NeighborDocs)
+	for _, c := range cands {
+		if c.BM25 < 0 && len(top) < r.NeighborDocs {
+			top = append(top, c)
+		}
+	}
+	idx := make(map[int64]int, len(cands))
+	for i, c := range cands {
+		idx[c.ID] = i
+	}
+	where, args := filter(q, search.KindObservation, "t")
+	for _, c := range top {
+		ms := toMillis(c.Date)
+		for _, side := range []string{
+			`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
+			`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
+		} {
+			rows, err := tx.QueryContext(ctx, `SELECT t.id, t.created_at FROM observations t
+				WHERE t.session_id = ? AND `+where+` AND `+side+` LIMIT ?`,
+				append(append([]any{c.Session}, args...), ms, ms, c.ID, r.Neighbors)...)
+			if err != nil {
+				return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
+			}
+			for rows.Next() {
+				var id, at int64
+				if err := rows.Scan(&id, &at); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				i, ok := idx[id]
+				if !ok {
+					cands = append(cands, search.Candidate{Kind: search.KindObservation, ID: id, Session: c.Session, Date: fromMillis(at)})
+					i = len(cands) - 1
+					idx[id] = i
+				}
+				if c.BM25 < cands[i].Neighbor {
+					cands[i].Neighbor = c.BM25
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return cands, nil
 }
