@@ -43,6 +43,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&r.Neighbors, "neighbors", def.Neighbors, "observations before and after a top row that share its score")
 	fs.IntVar(&r.NeighborDocs, "neighbor-docs", def.NeighborDocs, "top rows that lend their score to neighbours")
 	fs.Float64Var(&r.NeighborWeight, "neighbor-weight", def.NeighborWeight, "weight of a neighbour's score")
+	fs.BoolVar(&r.Bigrams, "bigrams", def.Bigrams, "add neighbouring query words as phrases")
 	fs.IntVar(&r.FeedbackDocs, "fb-docs", def.FeedbackDocs, "pseudo-relevance feedback: top rows read")
 	fs.IntVar(&r.FeedbackTerms, "fb-terms", def.FeedbackTerms, "pseudo-relevance feedback: words added")
 	fs.Float64Var(&r.FeedbackWeight, "fb-weight", def.FeedbackWeight, "pseudo-relevance feedback: weight")

@@ -135,6 +135,9 @@ type MatchOptions struct {
 	// Prefix adds * to words of at least this many characters (0: never),
 	// so "migrat" finds migration and migrate.
 	Prefix int
+	// Bigrams adds each pair of neighbouring query words as a phrase, so
+	// rows that have them together score higher (sequential dependence).
+	Bigrams bool
 }
 
 // Match returns the FTS5 MATCH expression for the plan: every word, the
@@ -173,6 +176,11 @@ func (p Plan) Units(o MatchOptions) []string {
 	}
 	for _, ph := range p.Phrases {
 		add(quote(strings.Join(ph, " ")))
+	}
+	if o.Bigrams {
+		for i := 1; i < len(p.Terms); i++ {
+			add(quote(p.Terms[i-1].Text + " " + p.Terms[i].Text))
+		}
 	}
 	return parts
 }

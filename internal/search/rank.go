@@ -16,6 +16,8 @@ type Ranking struct {
 	Weights [8]float64
 	// Prefix: see MatchOptions.Prefix.
 	Prefix int
+	// Bigrams: see MatchOptions.Bigrams.
+	Bigrams bool
 	// Candidates is how many rows per kind are scored before cutting to the
 	// limit.
 	Candidates int

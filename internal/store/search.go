@@ -174,7 +174,7 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 	if n < q.Limit+q.Offset {
 		n = q.Limit + q.Offset
 	}
-	match := plan.Match(search.MatchOptions{Prefix: r.Prefix})
+	match := plan.Match(search.MatchOptions{Prefix: r.Prefix, Bigrams: r.Bigrams})
 	lists := map[search.Kind][]search.Scored{}
 	for _, k := range search.Kinds() {
 		if !q.Wants(k) {
