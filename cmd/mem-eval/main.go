@@ -44,6 +44,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&r.NeighborDocs, "neighbor-docs", def.NeighborDocs, "top rows that lend their score to neighbours")
 	fs.Float64Var(&r.NeighborWeight, "neighbor-weight", def.NeighborWeight, "weight of a neighbour's score")
 	fs.BoolVar(&r.Bigrams, "bigrams", def.Bigrams, "add neighbouring query words as phrases")
+	fs.Float64Var(&r.NeighborDecay, "neighbor-decay", def.NeighborDecay, "neighbour score factor per step beyond the first")
 	fs.IntVar(&r.FeedbackDocs, "fb-docs", def.FeedbackDocs, "pseudo-relevance feedback: top rows read")
 	fs.IntVar(&r.FeedbackTerms, "fb-terms", def.FeedbackTerms, "pseudo-relevance feedback: words added")
 	fs.Float64Var(&r.FeedbackWeight, "fb-weight", def.FeedbackWeight, "pseudo-relevance feedback: weight")

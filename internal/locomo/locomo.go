@@ -135,7 +135,11 @@ func convert(r rawSample) (Conversation, error) {
 		}
 	}
 	for _, q := range r.QA {
-		c.Questions = append(c.Questions, Question{Text: q.Question, Category: q.Category, Evidence: q.Evidence})
+		var ev []string
+		for _, e := range q.Evidence {
+			ev = append(ev, splitIDs(e)...)
+		}
+		c.Questions = append(c.Questions, Question{Text: q.Question, Category: q.Category, Evidence: ev})
 	}
 	return c, nil
 }

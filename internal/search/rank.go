@@ -1,9 +1,9 @@
 package search
 
 import (
-	"strings"
 	"math"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -35,6 +35,9 @@ type Ranking struct {
 	Neighbors      int
 	NeighborDocs   int
 	NeighborWeight float64
+	// NeighborDecay scales the lent score by this factor per step of
+	// distance beyond the first (1 when 0).
+	NeighborDecay float64
 	// SessionExpand adds every observation of the SessionExpand sessions
 	// whose summaries match the query best to the candidates, so a fact that
 	// shares no word with the question can still be found through its
@@ -196,7 +199,7 @@ func (r Ranking) Merge(lists map[Kind][]Scored) []Scored {
 // FeedbackWords picks up to n words shared by the top documents that are not
 // query words or stopwords: the words most documents have, then the more
 // frequent, then alphabetical, so the choice is deterministic.
-func FeedbackWords(docs []string, query []string, n int) []string {
+func FeedbackWords(docs []string, query []string, n, minDocs int) []string {
 	if n <= 0 || len(docs) == 0 {
 		return nil
 	}
@@ -222,7 +225,7 @@ func FeedbackWords(docs []string, query []string, n int) []string {
 	}
 	words := make([]string, 0, len(df))
 	for w, c := range df {
-		if c >= 2 || len(docs) == 1 {
+		if c >= minDocs || len(docs) == 1 {
 			words = append(words, w)
 		}
 	}

@@ -232,7 +232,11 @@ func feedback(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan
 	if err != nil {
 		return nil, err
 	}
-	words := search.FeedbackWords(docs, plan.Words(), r.FeedbackTerms)
+	minDocs := 2
+	if r.FeedbackSummaries {
+		minDocs = 1
+	}
+	words := search.FeedbackWords(docs, plan.Words(), r.FeedbackTerms, minDocs)
 	if len(words) == 0 {
 		return cands, nil
 	}
@@ -648,6 +652,7 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Rankin
 			if err != nil {
 				return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 			}
+			lent := c.BM25
 			for rows.Next() {
 				var id, at int64
 				if err := rows.Scan(&id, &at); err != nil {
@@ -660,8 +665,11 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Rankin
 					i = len(cands) - 1
 					idx[id] = i
 				}
-				if c.BM25 < cands[i].Neighbor {
-					cands[i].Neighbor = c.BM25
+				if lent < cands[i].Neighbor {
+					cands[i].Neighbor = lent
+				}
+				if r.NeighborDecay > 0 {
+					lent *= r.NeighborDecay
 				}
 			}
 			rows.Close()
