@@ -35,18 +35,18 @@ type Ranking struct {
 	Neighbors      int
 	NeighborDocs   int
 	NeighborWeight float64
-	// NeighborDecay scales the lent score by this factor per step of
-	// distance beyond the first (1 when 0).
-	NeighborDecay float64
+	// DateWeight adds this weight times DateScore for queries that name a
+	// date ("on 13 October 2023", "in March 2024"), with DateWindow the
+	// distance that halves it; DateExpand rows from the named days join
+	// the candidates.
+	DateWeight float64
+	DateWindow time.Duration
+	DateExpand int
 	// SessionExpand adds every observation of the SessionExpand sessions
 	// whose summaries match the query best to the candidates, so a fact that
 	// shares no word with the question can still be found through its
 	// session.
 	SessionExpand int
-	// Coverage adds this weight times the share of the query's words a row
-	// has (a soft AND: rows with more of the words rank above rows with one
-	// rare word, without dropping either).
-	Coverage float64
 	// FeedbackDocs, FeedbackTerms and FeedbackWeight drive pseudo-relevance
 	// feedback: the FeedbackTerms words most shared by the FeedbackDocs best
 	// rows are searched for as well and scored at FeedbackWeight.
@@ -71,11 +71,15 @@ func DefaultRanking() Ranking {
 	return Ranking{
 		Weights:         [8]float64{4, 2, 1, 1, 1.5, 1, 1, 1.5},
 		Candidates:      200,
-		SessionWeight:   0,
-		FeedbackDocs:    0,
-		FeedbackTerms:   0,
-		FeedbackWeight:  0,
-		RecencyWeight:   0,
+		SessionWeight:   0.7,
+		SessionPower:    2,
+		SessionExpand:   2,
+		Neighbors:       1,
+		NeighborDocs:    10,
+		NeighborWeight:  0.3,
+		DateWeight:      0.5,
+		DateWindow:      72 * time.Hour,
+		DateExpand:      50,
 		RecencyHalfLife: 30 * 24 * time.Hour,
 		SummaryWeight:   0.9,
 		PromptWeight:    0.6,
@@ -97,8 +101,8 @@ type Candidate struct {
 	// Neighbor is the best text score (bm25, lower is better) of a top row
 	// next to this one in its session.
 	Neighbor float64
-	// Coverage is the share of the query's words the row has, in [0, 1].
-	Coverage float64
+	// DateFit is DateScore of the row for the query's dates.
+	DateFit float64
 }
 
 // Scored is a candidate with its final score.
@@ -135,7 +139,7 @@ func (r Ranking) Combine(cands []Candidate, sessionScores map[string]float64) []
 	for i, c := range cands {
 		score := norm(-c.BM25, q)
 		score += r.FeedbackWeight * norm(-c.Feedback, f)
-		score += r.Coverage * c.Coverage
+		score += r.DateWeight * c.DateFit
 		score += r.NeighborWeight * norm(-c.Neighbor, q)
 		if r.SessionWeight > 0 {
 			v := norm(-sessionScores[c.Session], s)
@@ -267,25 +271,6 @@ func Words(text string) []string {
 	return out
 }
 
-// Coverage returns the share of words (query words, lower case) that text
-// has, comparing light stems so that "painted" covers "paint".
-func Coverage(text string, words []string) float64 {
-	if len(words) == 0 {
-		return 0
-	}
-	have := map[string]bool{}
-	for _, w := range Words(text) {
-		have[stem(w)] = true
-	}
-	n := 0
-	for _, w := range words {
-		if have[stem(w)] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(words))
-}
-
 // Sentences splits text at sentence ends (. ! ? and line breaks).
 func Sentences(text string) []string {
 	var out []string
@@ -304,4 +289,25 @@ func Sentences(text string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+func pow2(x float64) float64 { return math.Exp2(x) }
+
+// Coverage returns the share of words (query words, lower case) that text
+// has, comparing light stems so that "painted" covers "paint".
+func Coverage(text string, words []string) float64 {
+	if len(words) == 0 {
+		return 0
+	}
+	have := map[string]bool{}
+	for _, w := range Words(text) {
+		have[stem(w)] = true
+	}
+	n := 0
+	for _, w := range words {
+		if have[stem(w)] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(words))
 }

@@ -205,8 +205,8 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 				return nil, err
 			}
 		}
-		if k == search.KindObservation && r.Coverage > 0 {
-			if err := coverage(ctx, tx, plan, cands); err != nil {
+		if spans := search.Dates(q.Text); k == search.KindObservation && r.DateWeight > 0 && len(spans) > 0 {
+			if cands, err = dated(ctx, tx, q, r, spans, cands); err != nil {
 				return nil, err
 			}
 		}
@@ -348,26 +348,6 @@ func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, match strin
 		out[s] = v
 	}
 	return out, rows.Err()
-}
-
-// coverage sets the share of the query's words each candidate has.
-func coverage(ctx context.Context, tx *sqlx.Tx, plan search.Plan, cands []search.Candidate) error {
-	ids := make([]int64, len(cands))
-	for i, c := range cands {
-		ids[i] = c.ID
-	}
-	texts, err := observationTexts(ctx, tx, ids)
-	if err != nil {
-		return err
-	}
-	words := make([]string, len(plan.Terms))
-	for i, t := range plan.Terms {
-		words[i] = t.Text
-	}
-	for i := range cands {
-		cands[i].Coverage = search.Coverage(texts[cands[i].ID], words)
-	}
-	return nil
 }
 
 // sessionMembers adds the observations of the n best-scored sessions that
@@ -652,7 +632,6 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Rankin
 			if err != nil {
 				return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 			}
-			lent := c.BM25
 			for rows.Next() {
 				var id, at int64
 				if err := rows.Scan(&id, &at); err != nil {
@@ -665,11 +644,8 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Rankin
 					i = len(cands) - 1
 					idx[id] = i
 				}
-				if lent < cands[i].Neighbor {
-					cands[i].Neighbor = lent
-				}
-				if r.NeighborDecay > 0 {
-					lent *= r.NeighborDecay
+				if c.BM25 < cands[i].Neighbor {
+					cands[i].Neighbor = c.BM25
 				}
 			}
 			rows.Close()
@@ -677,6 +653,48 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Rankin
 				return nil, err
 			}
 		}
+	}
+	return cands, nil
+}
+
+// dated scores candidates by how well their dates fit the dates the query
+// names, first adding up to r.DateExpand rows from the named days.
+func dated(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Ranking, spans []search.Span, cands []search.Candidate) ([]search.Candidate, error) {
+	have := make(map[int64]bool, len(cands))
+	for _, c := range cands {
+		have[c.ID] = true
+	}
+	where, args := filter(q, search.KindObservation, "t")
+	for _, s := range spans {
+		if r.DateExpand <= 0 || s.Precision < 1 {
+			continue
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
+			WHERE `+where+` AND t.created_at >= ? AND t.created_at < ? ORDER BY t.created_at, t.id LIMIT ?`,
+			append(args, toMillis(s.From), toMillis(s.To), r.DateExpand)...)
+		if err != nil {
+			return nil, fmt.Errorf("reading observations of %s: %w", s.From.Format("2006-01-02"), err)
+		}
+		for rows.Next() {
+			c := search.Candidate{Kind: search.KindObservation}
+			var ms int64
+			if err := rows.Scan(&c.ID, &c.Session, &ms); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			c.Date = fromMillis(ms)
+			if !have[c.ID] {
+				have[c.ID] = true
+				cands = append(cands, c)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for i := range cands {
+		cands[i].DateFit = search.DateScore(cands[i].Date, spans, r.DateWindow)
 	}
 	return cands, nil
 }
