@@ -50,6 +50,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&r.FeedbackTerms, "fb-terms", def.FeedbackTerms, "pseudo-relevance feedback: words added")
 	fs.Float64Var(&r.FeedbackWeight, "fb-weight", def.FeedbackWeight, "pseudo-relevance feedback: weight")
 	fs.Float64Var(&r.RecencyWeight, "recency", def.RecencyWeight, "weight of the recency prior")
+	keep := fs.String("db", "", "build the database at this path and keep it (default: a temporary file)")
 	misses := fs.Int("misses", 0, "print this many questions whose evidence is not in the first 10 hits (to stderr)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -67,7 +68,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	db, err := store.Open(ctx, filepath.Join(dir, "mem.db"), store.Options{})
+	dbPath := filepath.Join(dir, "mem.db")
+	if *keep != "" {
+		dbPath = *keep
+	}
+	db, err := store.Open(ctx, dbPath, store.Options{})
 	if err != nil {
 		return err
 	}
@@ -99,6 +104,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				return fmt.Errorf("question %q: %w", q.Text, err)
 			}
 			lat = append(lat, time.Since(start))
+			if d := time.Since(start); d > 100*time.Millisecond {
+				fmt.Fprintf(os.Stderr, "slow query (%s): %s\n", d.Round(time.Millisecond), q.Text)
+			}
 			retrieved := make([][]string, 0, len(hits))
 			for _, h := range hits {
 				retrieved = append(retrieved, c.Evidence[h.Observation.UUID])

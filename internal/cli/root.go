@@ -97,6 +97,8 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newObserveCmd(app),
 		newPromptCmd(app),
 		newGetCmd(app),
+		newSearchCmd(app),
+		newTimelineCmd(app),
 		newForgetCmd(app),
 		newExportCmd(app),
 		newImportCmd(app),

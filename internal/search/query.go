@@ -85,8 +85,22 @@ type Hit struct {
 	Score     float64     `json:"score"`
 	SessionID string      `json:"session_id"`
 	Project   string      `json:"project"`
+	// Anchor marks the entry a timeline was asked around.
+	Anchor bool `json:"anchor,omitempty"`
 
 	Observation *memory.Observation `json:"observation,omitempty"`
 	Summary     *memory.Summary     `json:"summary,omitempty"`
 	Prompt      *memory.Prompt      `json:"prompt,omitempty"`
+}
+
+// TimelineQuery asks for what happened around an observation (Around), or
+// in a whole session (SessionID): the session's prompts and observations
+// in order.
+type TimelineQuery struct {
+	Around    int64
+	SessionID string
+	// Before and After bound the entries around the anchor; with SessionID
+	// alone, After bounds the entries from the session's start (0: all, up
+	// to MaxLimit).
+	Before, After int
 }

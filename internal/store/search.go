@@ -405,11 +405,22 @@ func observationTexts(ctx context.Context, tx *sqlx.Tx, ids []int64) (map[int64]
 }
 
 func observationText(o memory.Observation) string {
-	parts := []string{o.Title, o.Subtitle, o.Narrative}
+	return joinText(append([]string{o.Title}, bodyParts(o)...))
+}
+
+// observationBody is the text of an observation below its title.
+func observationBody(o memory.Observation) string { return joinText(bodyParts(o)) }
+
+func bodyParts(o memory.Observation) []string {
+	parts := []string{o.Subtitle, o.Narrative}
 	parts = append(parts, o.Facts...)
 	parts = append(parts, o.Concepts...)
 	parts = append(parts, o.FilesModified...)
 	parts = append(parts, o.FilesRead...)
+	return parts
+}
+
+func joinText(parts []string) string {
 	var keep []string
 	for _, p := range parts {
 		if strings.TrimSpace(p) != "" {
@@ -482,7 +493,7 @@ func loadHits(ctx context.Context, tx *sqlx.Tx, scored []search.Scored, words []
 			}
 			h = observationHit(o)
 			h.Score = s.Score
-			h.Snippet = snippet(observationText(o), words)
+			h.Snippet = snippet(observationBody(o), words)
 		case search.KindSummary:
 			m, ok := sums[s.ID]
 			if !ok {
