@@ -10,11 +10,17 @@ func toLower(s string) string { return strings.ToLower(s) }
 // stem is a light suffix stripper, close enough to the index's Porter
 // stemmer to say whether a word of a row matches a word of the query.
 func stem(w string) string {
-	for _, suf := range []string{"ational", "ation", "ings", "ing", "edly", "ed", "ies", "es", "ly", "s"} {
+	if strings.HasSuffix(w, "ies") && len(w) > 4 {
+		return strings.TrimSuffix(w, "es")
+	}
+	for _, suf := range []string{"ational", "ation", "ings", "ing", "edly", "ed", "es", "ly", "s"} {
 		if strings.HasSuffix(w, suf) && utf8.RuneCountInString(w)-len(suf) >= 3 {
 			w = strings.TrimSuffix(w, suf)
 			break
 		}
+	}
+	if strings.HasSuffix(w, "y") && len(w) > 3 {
+		return strings.TrimSuffix(w, "y") + "i"
 	}
 	return strings.TrimSuffix(w, "e")
 }
