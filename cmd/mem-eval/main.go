@@ -46,6 +46,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.Float64Var(&r.DateWeight, "date", def.DateWeight, "weight of fitting a date named in the query")
 	fs.DurationVar(&r.DateWindow, "date-window", def.DateWindow, "distance from a named date that halves its weight")
 	fs.IntVar(&r.DateExpand, "date-expand", def.DateExpand, "rows from named dates that join the candidates")
+	fs.IntVar(&r.Window, "window", def.Window, "words in more rows than this are common (see search.Ranking.Window)")
 	fs.IntVar(&r.FeedbackDocs, "fb-docs", def.FeedbackDocs, "pseudo-relevance feedback: top rows read")
 	fs.IntVar(&r.FeedbackTerms, "fb-terms", def.FeedbackTerms, "pseudo-relevance feedback: words added")
 	fs.Float64Var(&r.FeedbackWeight, "fb-weight", def.FeedbackWeight, "pseudo-relevance feedback: weight")

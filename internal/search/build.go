@@ -185,12 +185,11 @@ func (p Plan) Units(o MatchOptions) []string {
 	return parts
 }
 
-// Expand returns an OR expression of extra words (pseudo-relevance
-// feedback), quoted like Match.
-func Expand(words []string) string {
-	parts := make([]string, 0, len(words))
-	for _, w := range words {
-		parts = append(parts, quote(w))
+// Quote returns each word as a quoted FTS5 string (for feedback words).
+func Quote(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = quote(w)
 	}
-	return strings.Join(parts, " OR ")
+	return out
 }

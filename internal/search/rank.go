@@ -21,6 +21,10 @@ type Ranking struct {
 	// Candidates is how many rows per kind are scored before cutting to the
 	// limit.
 	Candidates int
+	// Window bounds the work on a large database: a query word in more
+	// than Window rows is common; bm25 runs on the other words and a common
+	// word adds its estimated idf to its newest Window rows (0: no bound).
+	Window int
 	// SessionWeight adds the score of the observation's session summary for
 	// the same query, so a fact whose session is about the question ranks
 	// above a fact that merely shares a word with it.
@@ -71,6 +75,7 @@ func DefaultRanking() Ranking {
 	return Ranking{
 		Weights:         [8]float64{4, 2, 1, 1, 1.5, 1, 1, 1.5},
 		Candidates:      200,
+		Window:          2000,
 		SessionWeight:   0.7,
 		SessionPower:    2,
 		SessionExpand:   2,

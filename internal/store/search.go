@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -137,9 +138,156 @@ var kindTables = map[search.Kind]kindTable{
 	search.KindPrompt:  {"prompts", "prompts_fts", func(search.Ranking) string { return "" }},
 }
 
-// candidates runs one FTS5 query for a kind: ids, sessions, dates and bm25
-// of the best n rows that pass the filters.
-func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, match string, r search.Ranking, n int) ([]search.Candidate, error) {
+// candidates returns the n best rows of a kind for the OR of the units
+// (quoted FTS5 strings), by bm25, among the rows that pass the filters.
+//
+// FTS5's bm25 reads the whole posting list of every phrase once per query
+// to count the rows that have it, and then scores every matching row: on a
+// large database a common word makes that slow. So each unit's newest
+// r.Window rows are read first (row ids only, which is cheap). A unit with
+// fewer rows is selective and goes to bm25 as usual. A common unit does not:
+// its inverse document frequency is estimated from how far back its newest
+// r.Window rows reach, and added to the score of those rows. Common words
+// weigh little in bm25 anyway; an older row with a common word misses that
+// small share, a mild preference for newer rows.
+func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, units []string, r search.Ranking, n int) ([]search.Candidate, error) {
+	if len(units) == 0 {
+		return nil, nil
+	}
+	kt := kindTables[k]
+	if r.Window <= 0 {
+		return scoreRows(ctx, tx, q, k, strings.Join(units, " OR "), r, n)
+	}
+	var selective []string
+	common := map[string][]int64{}
+	for _, u := range units {
+		ids, err := rowids(ctx, tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
+			ORDER BY rowid DESC LIMIT ?`, u, r.Window)
+		if err != nil {
+			return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+		}
+		if len(ids) < r.Window {
+			selective = append(selective, u)
+		} else {
+			common[u] = ids
+		}
+	}
+	if len(common) == 0 {
+		return scoreRows(ctx, tx, q, k, strings.Join(selective, " OR "), r, n)
+	}
+	var span struct {
+		Lo int64 `db:"lo"`
+		Hi int64 `db:"hi"`
+	}
+	if err := tx.GetContext(ctx, &span, `SELECT coalesce((SELECT min(id) FROM `+kt.table+`), 0) AS lo,
+		coalesce((SELECT max(id) FROM `+kt.table+`), 0) AS hi`); err != nil {
+		return nil, fmt.Errorf("reading %s ids: %w", kt.table, err)
+	}
+	total := float64(span.Hi - span.Lo + 1)
+	bonus := map[int64]float64{}
+	for _, u := range units {
+		ids, ok := common[u]
+		if !ok {
+			continue
+		}
+		df := float64(len(ids)) * total / float64(span.Hi-ids[len(ids)-1]+1)
+		idf := math.Max(1e-6, math.Log((total-df+0.5)/(df+0.5)))
+		for _, id := range ids {
+			bonus[id] += idf
+		}
+	}
+	var out []search.Candidate
+	if len(selective) > 0 {
+		var err error
+		if out, err = scoreRows(ctx, tx, q, k, strings.Join(selective, " OR "), r, 2*n); err != nil {
+			return nil, err
+		}
+	}
+	have := make(map[int64]bool, len(out))
+	for i := range out {
+		have[out[i].ID] = true
+		out[i].BM25 -= bonus[out[i].ID]
+	}
+	// Rows that have only common words: the best few that pass the filters.
+	rest := make([]int64, 0, len(bonus))
+	for id := range bonus {
+		if !have[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		if bonus[rest[i]] != bonus[rest[j]] {
+			return bonus[rest[i]] > bonus[rest[j]]
+		}
+		return rest[i] > rest[j]
+	})
+	if len(rest) > 4*n {
+		rest = rest[:4*n]
+	}
+	extra, err := filterRows(ctx, tx, q, k, rest)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range extra {
+		c.BM25 = -bonus[c.ID]
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].BM25 < out[j].BM25 })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// rowids runs a query of one integer column.
+func rowids(ctx context.Context, tx *sqlx.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// filterRows returns the rows among ids that pass the query's filters.
+func filterRows(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, ids []int64) ([]search.Candidate, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	kt := kindTables[k]
+	where, args := filter(q, k, "t")
+	s, inArgs, err := sqlx.In(`SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED WHERE t.id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, s+` AND `+where, append(inArgs, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
+	}
+	defer rows.Close()
+	var out []search.Candidate
+	for rows.Next() {
+		c := search.Candidate{Kind: k}
+		var ms int64
+		if err := rows.Scan(&c.ID, &c.Session, &ms); err != nil {
+			return nil, err
+		}
+		c.Date = fromMillis(ms)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// scoreRows runs one bm25-ranked FTS5 query for a kind.
+func scoreRows(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, match string, r search.Ranking, n int) ([]search.Candidate, error) {
 	kt := kindTables[k]
 	where, args := filter(q, k, "t")
 	bm := "bm25(" + kt.fts
@@ -174,20 +322,20 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 	if n < q.Limit+q.Offset {
 		n = q.Limit + q.Offset
 	}
-	match := plan.Match(search.MatchOptions{Prefix: r.Prefix, Bigrams: r.Bigrams})
+	units := plan.Units(search.MatchOptions{Prefix: r.Prefix, Bigrams: r.Bigrams})
 	lists := map[search.Kind][]search.Scored{}
 	for _, k := range search.Kinds() {
 		if !q.Wants(k) {
 			continue
 		}
-		cands, err := candidates(ctx, tx, q, k, match, r, n)
+		cands, err := candidates(ctx, tx, q, k, units, r, n)
 		if err != nil {
 			return nil, err
 		}
 		var sessions map[string]float64
 		if k == search.KindObservation {
 			if (r.SessionWeight > 0 || r.FeedbackSummaries) && len(cands) > 0 {
-				if sessions, err = sessionScores(ctx, tx, q, match); err != nil {
+				if sessions, err = sessionScores(ctx, tx, q, units, r); err != nil {
 					return nil, err
 				}
 			}
@@ -240,7 +388,7 @@ func feedback(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan
 	if len(words) == 0 {
 		return cands, nil
 	}
-	extra, err := candidates(ctx, tx, q, search.KindObservation, search.Expand(words), r, n)
+	extra, err := candidates(ctx, tx, q, search.KindObservation, search.Quote(words), r, n)
 	if err != nil {
 		return nil, err
 	}
@@ -326,28 +474,19 @@ func bestSessions(sessions map[string]float64, n int) []string {
 }
 
 // sessionScores returns, per session of the scope, the bm25 of its summary
-// for the query.
-func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, match string) (map[string]float64, error) {
+// for the query (for the best r.Candidates summaries).
+func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, units []string, r search.Ranking) (map[string]float64, error) {
 	sq := q
 	sq.Since, sq.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
-	where, args := filter(sq, search.KindSummary, "t")
-	rows, err := tx.QueryContext(ctx, `SELECT t.session_id, bm25(summaries_fts) FROM summaries_fts
-		JOIN summaries t ON t.id = summaries_fts.rowid WHERE summaries_fts MATCH ? AND `+where,
-		append([]any{match}, args...)...)
+	sums, err := candidates(ctx, tx, sq, search.KindSummary, units, r, r.Candidates)
 	if err != nil {
 		return nil, fmt.Errorf("scoring session summaries: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]float64{}
-	for rows.Next() {
-		var s string
-		var v float64
-		if err := rows.Scan(&s, &v); err != nil {
-			return nil, err
-		}
-		out[s] = v
+	out := make(map[string]float64, len(sums))
+	for _, c := range sums {
+		out[c.Session] = c.BM25
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // sessionMembers adds the observations of the n best-scored sessions that
