@@ -38,7 +38,27 @@ var (
 	nouns = strings.Fields(`request response query statement connection file path line column field record
 		row table column value key map slice buffer channel goroutine context deadline error message
 		event payload header cookie secret env flag option default limit offset cursor page batch`)
-	errs  = strings.Fields(`SQLITE_BUSY EOF ENOENT EACCES ETIMEDOUT ECONNRESET ErrNotFound ErrClosed`)
+	errs = strings.Fields(`SQLITE_BUSY EOF ENOENT EACCES ETIMEDOUT ECONNRESET ErrNotFound ErrClosed`)
+	// prose is the everyday vocabulary of engineering notes around the
+	// domain words, so that rows share words the way real notes do.
+	prose = strings.Fields(`because since instead already still only now then again both either every
+		each first last next previous before after during while until unless although however therefore
+		works breaks fails passes returns calls uses needs keeps makes takes gives shows finds reads writes
+		opens closes starts stops waits blocks holds releases owns shares wraps checks counts sorts filters
+		maps joins groups loads saves sends receives accepts rejects allows prevents causes avoids expects
+		changes moves copies deletes creates updates replaces restores reverts tries handles reports
+		user team review commit branch release deploy build pipeline job step stage environment machine
+		disk memory network latency throughput size length count number total share part piece half
+		minute second hour day week month version tag note idea plan reason cause effect result outcome
+		problem issue bug ticket feature change decision tradeoff option choice approach design pattern
+		interface struct method function variable constant package module library dependency vendor
+		api endpoint route middleware controller service repository model view component hook state
+		thread process signal pipe socket port host address domain certificate key hash checksum salt
+		json yaml toml csv xml sql html css markdown regex glob unicode utf8 ascii byte bit word char
+		integer float string boolean array list set tree graph node edge heap stack map cursor iterator
+		read write open close create drop alter insert select update delete upsert vacuum analyze explain
+		docker kubernetes terraform nginx redis postgres sqlite kafka grpc http https tcp udp dns tls ssh
+		linux macos windows bash zsh make cmake go rust python node typescript javascript java kotlin swift`)
 	types = []memory.Type{memory.TypeDecision, memory.TypeProblem, memory.TypeBugfix, memory.TypeChange,
 		memory.TypeDiscovery, memory.TypeFeature, memory.TypeRefactor, memory.TypeNote}
 )
@@ -71,7 +91,7 @@ func (g *gen) path() string {
 func (g *gen) sentence(n int) string {
 	w := make([]string, 0, n)
 	for len(w) < n {
-		switch g.r.IntN(9) {
+		switch g.r.IntN(12) {
 		case 0:
 			w = append(w, g.ident())
 		case 1:
@@ -86,6 +106,8 @@ func (g *gen) sentence(n int) string {
 			w = append(w, g.pick(components))
 		case 7:
 			w = append(w, []string{"the", "a", "in", "of", "to", "with", "when", "after", "on"}[g.r.IntN(9)])
+		case 9, 10:
+			w = append(w, prose[g.r.IntN(len(prose))])
 		default:
 			if g.r.IntN(6) == 0 {
 				w = append(w, g.pick(errs))
@@ -103,14 +125,15 @@ func main() {
 	dir := flag.String("dir", "", "work folder (default: a new temporary folder, removed at the end)")
 	memBin := flag.String("mem", "mem", "the mem binary to measure")
 	runs := flag.Int("runs", 5, "runs of each query")
+	verbose := flag.Bool("v", false, "print the median of each query")
 	flag.Parse()
-	if err := run(context.Background(), *n, *projects, *dir, *memBin, *runs); err != nil {
+	if err := run(context.Background(), *n, *projects, *dir, *memBin, *runs, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "mem-searchbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, n, projects int, dir, memBin string, runs int) error {
+func run(ctx context.Context, n, projects int, dir, memBin string, runs int, verbose bool) error {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "mem-searchbench-")
 		if err != nil {
@@ -163,6 +186,7 @@ func run(ctx context.Context, n, projects int, dir, memBin string, runs int) err
 	measure := func(qs []string) ([]time.Duration, error) {
 		var all []time.Duration
 		for _, q := range qs {
+			var mine []time.Duration
 			for i := 0; i < runs; i++ {
 				start := time.Now()
 				cmd := exec.CommandContext(ctx, memBin, "--db", db, "--project", "bench/p0", "search", q, "--limit", "20")
@@ -170,7 +194,12 @@ func run(ctx context.Context, n, projects int, dir, memBin string, runs int) err
 				if out, err := cmd.CombinedOutput(); err != nil {
 					return nil, fmt.Errorf("mem search %q: %w: %s", q, err, out)
 				}
-				all = append(all, time.Since(start))
+				mine = append(mine, time.Since(start))
+			}
+			all = append(all, mine...)
+			if verbose {
+				sort.Slice(mine, func(i, j int) bool { return mine[i] < mine[j] })
+				fmt.Printf("  %8s  %.70q\n", ms(mine[len(mine)/2]), q)
 			}
 		}
 		sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
@@ -225,7 +254,7 @@ func generate(g *gen, path string, n, projects int) error {
 			t := at.Add(time.Duration(i) * 2 * time.Minute)
 			o := &memory.Observation{
 				UUID: fmt.Sprintf("bench-%d", made), SessionID: id, Type: types[g.r.IntN(len(types))],
-				Title: g.sentence(6 + g.r.IntN(5)), Subtitle: g.sentence(5), Narrative: g.sentence(30 + g.r.IntN(40)),
+				Title: g.sentence(6 + g.r.IntN(5)), Subtitle: g.sentence(5), Narrative: g.sentence(20 + g.r.IntN(40)),
 				Facts:    []string{g.sentence(8), g.sentence(8)},
 				Concepts: []string{g.pick(components), g.pick(problems)}, FilesRead: []string{g.path()},
 				FilesModified: []string{g.path()}, CreatedAt: t,

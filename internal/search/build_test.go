@@ -164,3 +164,22 @@ func TestFeedbackWords(t *testing.T) {
 		t.Errorf("FeedbackWords = %v, want %v", got, want)
 	}
 }
+
+func TestHasPhrase(t *testing.T) {
+	tests := []struct {
+		text  string
+		words []string
+		want  bool
+	}{
+		{"call parseDSN first", []string{"parse", "dsn"}, true},
+		{"see internal/store/db.go", []string{"store", "db", "go"}, true},
+		{"retries failed with SQLITE_BUSY", []string{"sqlite", "busy"}, true},
+		{"busy sqlite", []string{"sqlite", "busy"}, false},
+		{"parsing the DSN", []string{"parse", "dsn"}, false},
+	}
+	for _, tt := range tests {
+		if got := HasPhrase(tt.text, tt.words); got != tt.want {
+			t.Errorf("HasPhrase(%q, %q) = %v, want %v", tt.text, tt.words, got, tt.want)
+		}
+	}
+}

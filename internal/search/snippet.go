@@ -101,3 +101,33 @@ func Snippet(text string, query []string, maxWords int) string {
 	}
 	return b.String()
 }
+
+// HasPhrase reports whether text has the words one after the other, or
+// written as one identifier (parse dsn matches parseDSN and parse_dsn).
+// Words compare by light stem.
+func HasPhrase(text string, words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	joined := strings.Join(words, "")
+	toks := Words(text)
+	for i := range toks {
+		if toks[i] == joined {
+			return true
+		}
+		if i+len(words) > len(toks) {
+			continue
+		}
+		ok := true
+		for j, w := range words {
+			if stem(toks[i+j]) != stem(w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

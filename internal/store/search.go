@@ -158,9 +158,20 @@ func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind,
 	if r.Window <= 0 {
 		return scoreRows(ctx, tx, q, k, strings.Join(units, " OR "), r, n)
 	}
+	// Phrases (a camelCase word's parts, a path) are slow to find when their
+	// words are common, so on a large database they only lift the rows the
+	// words found; on a small one they are searched like words.
+	var words, phrases []string
+	for _, u := range units {
+		if strings.Contains(u, " ") {
+			phrases = append(phrases, u)
+		} else {
+			words = append(words, u)
+		}
+	}
 	var selective []string
 	common := map[string][]int64{}
-	for _, u := range units {
+	for _, u := range words {
 		ids, err := rowids(ctx, tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
 			ORDER BY rowid DESC LIMIT ?`, u, r.Window)
 		if err != nil {
@@ -173,7 +184,7 @@ func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind,
 		}
 	}
 	if len(common) == 0 {
-		return scoreRows(ctx, tx, q, k, strings.Join(selective, " OR "), r, n)
+		return scoreRows(ctx, tx, q, k, strings.Join(append(selective, phrases...), " OR "), r, n)
 	}
 	var span struct {
 		Lo int64 `db:"lo"`
@@ -185,7 +196,7 @@ func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind,
 	}
 	total := float64(span.Hi - span.Lo + 1)
 	bonus := map[int64]float64{}
-	for _, u := range units {
+	for _, u := range words {
 		ids, ok := common[u]
 		if !ok {
 			continue
@@ -221,8 +232,8 @@ func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind,
 		}
 		return rest[i] > rest[j]
 	})
-	if len(rest) > 4*n {
-		rest = rest[:4*n]
+	if len(rest) > n {
+		rest = rest[:n]
 	}
 	extra, err := filterRows(ctx, tx, q, k, rest)
 	if err != nil {
@@ -232,11 +243,77 @@ func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind,
 		c.BM25 = -bonus[c.ID]
 		out = append(out, c)
 	}
+	if err := phraseBonus(ctx, tx, k, phrases, out, total); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].BM25 < out[j].BM25 })
 	if len(out) > n {
 		out = out[:n]
 	}
 	return out, nil
+}
+
+// phraseBonus adds to each of the best candidates that has a phrase the
+// phrase's idf, estimated from how many of them have it. The phrases are
+// checked on the rows' text: asking FTS5 for a phrase of common words reads
+// their whole position lists.
+func phraseBonus(ctx context.Context, tx *sqlx.Tx, k search.Kind, phrases []string, cands []search.Candidate, total float64) error {
+	if len(phrases) == 0 || len(cands) == 0 {
+		return nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].BM25 < cands[j].BM25 })
+	top := cands[:min(len(cands), 50)]
+	ids := make([]int64, len(top))
+	for i, c := range top {
+		ids[i] = c.ID
+	}
+	texts, err := kindTexts(ctx, tx, k, ids)
+	if err != nil {
+		return err
+	}
+	for _, ph := range phrases {
+		words := strings.Fields(strings.Trim(ph, `"*`))
+		var has []int
+		for i, c := range top {
+			if search.HasPhrase(texts[c.ID], words) {
+				has = append(has, i)
+			}
+		}
+		df := float64(len(has))
+		idf := math.Max(1e-6, math.Log((total-df+0.5)/(df+0.5)))
+		for _, i := range has {
+			top[i].BM25 -= idf
+		}
+	}
+	return nil
+}
+
+// kindTexts returns the searchable text of rows of a kind by id.
+func kindTexts(ctx context.Context, tx *sqlx.Tx, k search.Kind, ids []int64) (map[int64]string, error) {
+	switch k {
+	case search.KindObservation:
+		return observationTexts(ctx, tx, ids)
+	case search.KindSummary:
+		sums, err := summariesByID(ctx, tx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[int64]string, len(sums))
+		for id, m := range sums {
+			out[id] = summaryText(m)
+		}
+		return out, nil
+	default:
+		ps, err := promptsByID(ctx, tx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[int64]string, len(ps))
+		for id, p := range ps {
+			out[id] = p.Text
+		}
+		return out, nil
+	}
 }
 
 // rowids runs a query of one integer column.
@@ -478,7 +555,7 @@ func bestSessions(sessions map[string]float64, n int) []string {
 func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, units []string, r search.Ranking) (map[string]float64, error) {
 	sq := q
 	sq.Since, sq.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
-	sums, err := candidates(ctx, tx, sq, search.KindSummary, units, r, r.Candidates)
+	sums, err := candidates(ctx, tx, sq, search.KindSummary, units, r, min(r.Candidates, 50))
 	if err != nil {
 		return nil, fmt.Errorf("scoring session summaries: %w", err)
 	}
