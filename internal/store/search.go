@@ -29,12 +29,18 @@ func (db *DB) Search(ctx context.Context, q search.Query) ([]search.Hit, error) 
 	plan := search.Parse(q.Text)
 	var hits []search.Hit
 	err := db.read(ctx, func(tx *sqlx.Tx) error {
+		sc, err := resolveScope(ctx, tx, q)
+		if err != nil {
+			return err
+		}
 		var scored []search.Scored
-		var err error
-		if strings.TrimSpace(q.Text) == "" {
-			scored, err = recent(ctx, tx, q)
-		} else if !plan.Empty() {
-			scored, err = ranked(ctx, tx, q, plan, r)
+		switch {
+		case sc.File != "" && sc.fileIDs == "[]":
+			// no observation touched the file
+		case strings.TrimSpace(q.Text) == "":
+			scored, err = recent(ctx, tx, sc)
+		case !plan.Empty():
+			scored, err = ranked(ctx, tx, sc, plan, r)
 		}
 		if err != nil {
 			return err
@@ -53,6 +59,45 @@ func (db *DB) Search(ctx context.Context, q search.Query) ([]search.Hit, error) 
 		return nil, fmt.Errorf("searching: %w", err)
 	}
 	return hits, nil
+}
+
+// scope is a query with its file filter resolved to observation ids.
+type scope struct {
+	search.Query
+	fileIDs string // JSON array of the ids of observations that touched File
+}
+
+// resolveScope finds the observations that read or modified q.File: that
+// exact path, else any path that ends in /File. Looking them up once keeps
+// the filter cheap inside the full-text queries.
+func resolveScope(ctx context.Context, tx *sqlx.Tx, q search.Query) (scope, error) {
+	sc := scope{Query: q}
+	if q.File == "" {
+		return sc, nil
+	}
+	ids, err := rowids(ctx, tx, `SELECT DISTINCT observation_id FROM observation_files WHERE path = ?`, q.File)
+	if err == nil && len(ids) == 0 {
+		ids, err = rowids(ctx, tx, `SELECT DISTINCT observation_id FROM observation_files WHERE path LIKE ? ESCAPE '\'`,
+			"%/"+likeEscape(strings.TrimLeft(q.File, "/")))
+	}
+	if err != nil {
+		return sc, fmt.Errorf("finding observations of %s: %w", q.File, err)
+	}
+	sc.fileIDs = encodeIDs(ids)
+	return sc, nil
+}
+
+func encodeIDs(ids []int64) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprint(&b, id)
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // checkQuery applies defaults and rejects a query that names no scope.
@@ -82,7 +127,7 @@ func checkQuery(q *search.Query) error {
 
 // filter builds the WHERE conditions shared by every kind; alias is the
 // table's alias. Only observations know types and files.
-func filter(q search.Query, k search.Kind, alias string) (string, []any) {
+func filter(q scope, k search.Kind, alias string) (string, []any) {
 	var w []string
 	var args []any
 	if q.Project != "" {
@@ -109,9 +154,8 @@ func filter(q search.Query, k search.Kind, alias string) (string, []any) {
 			}
 		}
 		if q.File != "" {
-			w = append(w, alias+`.id IN (SELECT observation_id FROM observation_files
-				WHERE path = ? OR path LIKE ? ESCAPE '\')`)
-			args = append(args, q.File, "%/"+likeEscape(strings.TrimLeft(q.File, "/")))
+			w = append(w, alias+`.id IN (SELECT value FROM json_each(?))`)
+			args = append(args, q.fileIDs)
 		}
 	}
 	if len(w) == 0 {
@@ -150,7 +194,7 @@ var kindTables = map[search.Kind]kindTable{
 // r.Window rows reach, and added to the score of those rows. Common words
 // weigh little in bm25 anyway; an older row with a common word misses that
 // small share, a mild preference for newer rows.
-func candidates(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, units []string, r search.Ranking, n int) ([]search.Candidate, error) {
+func candidates(ctx context.Context, tx *sqlx.Tx, q scope, k search.Kind, units []string, r search.Ranking, n int) ([]search.Candidate, error) {
 	if len(units) == 0 {
 		return nil, nil
 	}
@@ -335,7 +379,7 @@ func rowids(ctx context.Context, tx *sqlx.Tx, query string, args ...any) ([]int6
 }
 
 // filterRows returns the rows among ids that pass the query's filters.
-func filterRows(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, ids []int64) ([]search.Candidate, error) {
+func filterRows(ctx context.Context, tx *sqlx.Tx, q scope, k search.Kind, ids []int64) ([]search.Candidate, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -364,7 +408,7 @@ func filterRows(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind,
 }
 
 // scoreRows runs one bm25-ranked FTS5 query for a kind.
-func scoreRows(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, match string, r search.Ranking, n int) ([]search.Candidate, error) {
+func scoreRows(ctx context.Context, tx *sqlx.Tx, q scope, k search.Kind, match string, r search.Ranking, n int) ([]search.Candidate, error) {
 	kt := kindTables[k]
 	where, args := filter(q, k, "t")
 	bm := "bm25(" + kt.fts
@@ -394,7 +438,7 @@ func scoreRows(ctx context.Context, tx *sqlx.Tx, q search.Query, k search.Kind, 
 }
 
 // ranked scores every wanted kind for the plan and merges them.
-func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, r search.Ranking) ([]search.Scored, error) {
+func ranked(ctx context.Context, tx *sqlx.Tx, q scope, plan search.Plan, r search.Ranking) ([]search.Scored, error) {
 	n := r.Candidates
 	if n < q.Limit+q.Offset {
 		n = q.Limit + q.Offset
@@ -443,7 +487,7 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, 
 // feedback adds pseudo-relevance feedback: the words most shared by the best
 // rows (or by the matching sentences of the best session summaries) are
 // searched for too, and their bm25 joins the candidates' scores.
-func feedback(ctx context.Context, tx *sqlx.Tx, q search.Query, plan search.Plan, r search.Ranking, cands []search.Candidate, sessions map[string]float64, n int) ([]search.Candidate, error) {
+func feedback(ctx context.Context, tx *sqlx.Tx, q scope, plan search.Plan, r search.Ranking, cands []search.Candidate, sessions map[string]float64, n int) ([]search.Candidate, error) {
 	if r.FeedbackDocs <= 0 || r.FeedbackTerms <= 0 || r.FeedbackWeight == 0 || len(cands) == 0 {
 		return cands, nil
 	}
@@ -552,7 +596,7 @@ func bestSessions(sessions map[string]float64, n int) []string {
 
 // sessionScores returns, per session of the scope, the bm25 of its summary
 // for the query (for the best r.Candidates summaries).
-func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, units []string, r search.Ranking) (map[string]float64, error) {
+func sessionScores(ctx context.Context, tx *sqlx.Tx, q scope, units []string, r search.Ranking) (map[string]float64, error) {
 	sq := q
 	sq.Since, sq.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
 	sums, err := candidates(ctx, tx, sq, search.KindSummary, units, r, min(r.Candidates, 50))
@@ -568,7 +612,7 @@ func sessionScores(ctx context.Context, tx *sqlx.Tx, q search.Query, units []str
 
 // sessionMembers adds the observations of the n best-scored sessions that
 // pass the filters and are not candidates yet, with no text score of their own.
-func sessionMembers(ctx context.Context, tx *sqlx.Tx, q search.Query, sessions map[string]float64, n int, cands []search.Candidate) ([]search.Candidate, error) {
+func sessionMembers(ctx context.Context, tx *sqlx.Tx, q scope, sessions map[string]float64, n int, cands []search.Candidate) ([]search.Candidate, error) {
 	if n <= 0 || len(sessions) == 0 {
 		return cands, nil
 	}
@@ -647,7 +691,7 @@ func joinText(parts []string) string {
 }
 
 // recent lists the newest rows of every wanted kind that pass the filters.
-func recent(ctx context.Context, tx *sqlx.Tx, q search.Query) ([]search.Scored, error) {
+func recent(ctx context.Context, tx *sqlx.Tx, q scope) ([]search.Scored, error) {
 	n := q.Limit + q.Offset
 	var out []search.Scored
 	for _, k := range search.Kinds() {
@@ -835,7 +879,7 @@ func promptsByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[i
 // neighbors gives the observations just before and after each of the best
 // rows in its session that row's text score as their Neighbor score, adding
 // those not yet among the candidates.
-func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Ranking, cands []search.Candidate) ([]search.Candidate, error) {
+func neighbors(ctx context.Context, tx *sqlx.Tx, q scope, r search.Ranking, cands []search.Candidate) ([]search.Candidate, error) {
 	top := make([]search.Candidate, 0, r.NeighborDocs)
 	for _, c := range cands {
 		if c.BM25 < 0 && len(top) < r.NeighborDocs {
@@ -886,7 +930,7 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Rankin
 
 // dated scores candidates by how well their dates fit the dates the query
 // names, first adding up to r.DateExpand rows from the named days.
-func dated(ctx context.Context, tx *sqlx.Tx, q search.Query, r search.Ranking, spans []search.Span, cands []search.Candidate) ([]search.Candidate, error) {
+func dated(ctx context.Context, tx *sqlx.Tx, q scope, r search.Ranking, spans []search.Span, cands []search.Candidate) ([]search.Candidate, error) {
 	have := make(map[int64]bool, len(cands))
 	for _, c := range cands {
 		have[c.ID] = true
