@@ -1,4 +1,4 @@
-// Command mem-searchbench measures `mem search` as a whole process on a
+// Command searchbench measures `mem search` as a whole process on a
 // synthetic database: it generates N observations with a shared coding
 // vocabulary (Zipf-distributed, so some words are in many rows), loads them
 // with `mem import`, then runs typical 3-8 word queries and a few hard ones

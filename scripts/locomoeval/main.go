@@ -1,4 +1,4 @@
-// Command mem-eval measures mem's search on a LoCoMo-format file: it loads
+// Command locomoeval measures mem's search on a LoCoMo-format file: it loads
 // every conversation into a temporary mem database through the store, runs
 // every question through the same search as `mem search`, and prints
 // recall@5/10/25/50 overall and per category plus query latency. It is run
