@@ -455,7 +455,7 @@ func ranked(ctx context.Context, tx *sqlx.Tx, q scope, plan search.Plan, r searc
 		}
 		var sessions map[string]float64
 		if k == search.KindObservation {
-			if (r.SessionWeight > 0 || r.FeedbackSummaries) && len(cands) > 0 {
+			if r.SessionWeight > 0 || r.FeedbackSummaries {
 				if sessions, err = sessionScores(ctx, tx, q, units, r); err != nil {
 					return nil, err
 				}
