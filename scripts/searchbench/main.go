@@ -183,6 +183,7 @@ func run(ctx context.Context, n, projects int, dir, memBin string, runs int, ver
 		"store session config query request response error",
 		strings.Repeat("panic: runtime error: index out of range goroutine 1 [running] main.main() /src/internal/store/db.go:12 +0x1d\n", 80),
 	}
+	var cpu []time.Duration
 	measure := func(qs []string) ([]time.Duration, error) {
 		var all []time.Duration
 		for _, q := range qs {
@@ -195,6 +196,7 @@ func run(ctx context.Context, n, projects int, dir, memBin string, runs int, ver
 					return nil, fmt.Errorf("mem search %q: %w: %s", q, err, out)
 				}
 				mine = append(mine, time.Since(start))
+				cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 			}
 			all = append(all, mine...)
 			if verbose {
@@ -209,16 +211,19 @@ func run(ctx context.Context, n, projects int, dir, memBin string, runs int, ver
 	if _, err := measure(queries[:1]); err != nil {
 		return err
 	}
+	cpu = nil
 	typical, err := measure(queries)
 	if err != nil {
 		return err
 	}
+	sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
+	typicalCPU := cpu[len(cpu)/2]
 	worst, err := measure(hard)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("n=%d typical (%d queries x %d runs): p50 %s  p95 %s  max %s\n", n, len(queries), runs,
-		ms(typical[len(typical)/2]), ms(typical[len(typical)*95/100]), ms(typical[len(typical)-1]))
+	fmt.Printf("n=%d typical (%d queries x %d runs): p50 %s  p95 %s  max %s  (CPU p50 %s)\n", n, len(queries), runs,
+		ms(typical[len(typical)/2]), ms(typical[len(typical)*95/100]), ms(typical[len(typical)-1]), ms(typicalCPU))
 	fmt.Printf("n=%d hard (common words, stopwords, 8 KB log) : p50 %s  max %s\n", n,
 		ms(worst[len(worst)/2]), ms(worst[len(worst)-1]))
 	return nil
