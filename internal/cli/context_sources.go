@@ -40,7 +40,7 @@ func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*tri
 		}
 		c.KeywordPairs = pairs
 	}
-	return &triggers.Engine{Pending: db, Files: db, Search: memorySearcher(db), Config: c, Now: now}, nil
+	return &triggers.Engine{Pending: db, Files: db, Search: db, Config: c, Now: now}, nil
 }
 
 // keywordPairs reads context.keywords: keyword=file entries, the file's

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/tokens"
 )
 
@@ -47,16 +48,9 @@ type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 }
 
-// Hit is a search result: an observation and its search score (higher is
-// better; only the order and the ratio to the best score are used).
-type Hit struct {
-	Observation memory.Observation
-	Score       float64
-}
-
-// Searcher searches a project's observations for free text, best first.
+// Searcher searches memory; the store satisfies it.
 type Searcher interface {
-	SearchObservations(ctx context.Context, project, text string, limit int) ([]Hit, error)
+	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
 }
 
 // Keyword is a keyword-detector pair: a prompt containing Word (as a whole
@@ -198,19 +192,17 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	if len(all) == 0 {
 		return nil
 	}
+	cands, err := e.lookup(ctx, s, all)
+	if err != nil {
+		return err
+	}
 	best := map[int64]candidate{}
-	for _, t := range all {
-		cands, err := e.lookup(ctx, s, t)
-		if err != nil {
-			return err
+	for _, c := range cands {
+		if c.obs.SessionID == s.ID {
+			continue // the session knows what it did itself
 		}
-		for _, c := range cands {
-			if c.obs.SessionID == s.ID {
-				continue // the session knows what it did itself
-			}
-			if c.relevance > best[c.obs.ID].relevance {
-				best[c.obs.ID] = c
-			}
+		if c.relevance > best[c.obs.ID].relevance {
+			best[c.obs.ID] = c
 		}
 	}
 	list := make([]candidate, 0, len(best))
@@ -233,15 +225,14 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	if err != nil {
 		return err
 	}
-	budget := e.Config.PromptBudget
-	if budget <= 0 {
-		budget = 800
-	}
+	budget := e.promptBudget()
 	for _, c := range list {
 		if given[fmt.Sprint(c.obs.ID)] {
 			continue
 		}
-		text := ObservationText(c.obs, budget)
+		// Each observation is cut to its own share, not to what is left: a
+		// stub of the tenth hit is worth less than room for the next prompt.
+		text := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
 		cost := tokens.Estimate(text)
 		if cost > budget {
 			continue
@@ -258,54 +249,87 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	return nil
 }
 
-// lookup runs one trigger: a path asks which observations touched the file;
-// a symbol or question searches memory.
-func (e *Engine) lookup(ctx context.Context, s Session, t Trigger) ([]candidate, error) {
+// maxSearchHits bounds the one search a prompt makes.
+const maxSearchHits = 20
+
+// lookup runs the triggers: a path asks which observations touched the
+// file; the symbols, questions and unknown paths go to memory search as one
+// query (a search costs milliseconds on a large database, and OR-ranking
+// serves several triggers at once), each hit scored against each trigger.
+func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candidate, error) {
 	var out []candidate
-	if t.Kind == KindPath && e.Files != nil {
-		for _, p := range pathForms(s.Root, t.Text) {
-			obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxHitsPerTrigger)
-			if err != nil {
-				return nil, err
-			}
-			for _, o := range obs {
-				rel := 0.8
-				if contains(o.FilesModified, p) {
-					rel = 0.9
+	var searched []Trigger
+	for _, t := range all {
+		found := false
+		if t.Kind == KindPath && e.Files != nil {
+			for _, p := range pathForms(s.Root, t.Text) {
+				obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxHitsPerTrigger)
+				if err != nil {
+					return nil, err
 				}
-				out = append(out, candidate{obs: o, relevance: rel})
+				for _, o := range obs {
+					rel := 0.8
+					if contains(o.FilesModified, p) {
+						rel = 0.9
+					}
+					out = append(out, candidate{obs: o, relevance: rel})
+					found = true
+				}
 			}
 		}
-		if len(out) > 0 {
-			return out, nil
+		if !found {
+			searched = append(searched, t)
 		}
 	}
-	if e.Search == nil {
+	if e.Search == nil || len(searched) == 0 {
 		return out, nil
 	}
-	text := t.Text
-	if t.Kind == KindPath {
-		text = filepath.Base(text)
+	texts := make([]string, len(searched))
+	terms := make([][]string, len(searched))
+	for i, t := range searched {
+		texts[i] = t.Text
+		if t.Kind == KindPath {
+			texts[i] = filepath.Base(t.Text)
+		}
+		terms[i] = queryTerms(texts[i])
 	}
-	hits, err := e.Search.SearchObservations(ctx, s.Project, text, maxHitsPerTrigger)
+	q := search.Query{Text: strings.Join(texts, " "), Project: s.Project, Kinds: []search.Kind{search.KindObservation},
+		Limit: maxSearchHits, Ranking: promptRanking()}
+	hits, err := e.Search.Search(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("searching memory for %q: %w", text, err)
+		return nil, fmt.Errorf("searching memory for %q: %w", q.Text, err)
 	}
 	top := 0.0
 	for _, h := range hits {
-		if h.Score > top {
-			top = h.Score
-		}
+		top = max(top, h.Score)
 	}
-	terms := queryTerms(text)
 	for _, h := range hits {
+		if h.Observation == nil {
+			continue
+		}
 		rank := 0.0
 		if top > 0 {
 			rank = h.Score / top
 		}
-		out = append(out, candidate{obs: h.Observation, relevance: Relevance(terms, h.Observation, rank)})
+		rel := 0.0
+		for _, ts := range terms {
+			rel = max(rel, Relevance(ts, *h.Observation, rank))
+		}
+		out = append(out, candidate{obs: *h.Observation, relevance: rel})
 	}
 	return out, nil
+}
+
+// promptRanking is mem search's ranking without the session-summary and
+// neighbour terms: a prompt's triggers name things (identifiers, files)
+// rather than ask open questions, and the hook must answer in milliseconds.
+func promptRanking() *search.Ranking {
+	r := search.DefaultRanking()
+	r.SessionWeight, r.SessionExpand = 0, 0
+	r.Neighbors, r.NeighborDocs, r.NeighborWeight = 0, 0, 0
+	r.FeedbackDocs, r.FeedbackWeight = 0, 0
+	r.Candidates = 50
+	return &r
 }
 
 // Relevance scores a search hit for a trigger on 0..1: the share of the
@@ -432,7 +456,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 			}
 			seen[o.ID] = true
 			n++
-			ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, 250), prio)
+			ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, maxObservationTokens), prio)
 			if err != nil {
 				return err
 			}
@@ -514,6 +538,16 @@ func (e *Engine) rules(ctx context.Context, s Session, rel string, rep *Report) 
 		}
 	}
 	return nil
+}
+
+// maxObservationTokens bounds one observation's entry.
+const maxObservationTokens = 250
+
+func (e *Engine) promptBudget() int {
+	if e.Config.PromptBudget <= 0 {
+		return 800
+	}
+	return e.Config.PromptBudget
 }
 
 func (e *Engine) fileBudget() int {

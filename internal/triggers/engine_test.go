@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,41 +16,22 @@ import (
 	"github.com/memhq/mem/internal/triggers"
 )
 
-// fakeSearch returns, for a query, the observations whose title contains any
-// of its words, scored by how many.
-type fakeSearch struct {
-	obs     []memory.Observation
+// countingSearch is the store's search, counting the queries.
+type countingSearch struct {
+	db      *store.DB
 	queries []string
 }
 
-func (f *fakeSearch) SearchObservations(_ context.Context, _ string, text string, limit int) ([]triggers.Hit, error) {
-	f.queries = append(f.queries, text)
-	var out []triggers.Hit
-	for _, o := range f.obs {
-		n := 0
-		for _, w := range strings.Fields(text) {
-			for _, part := range search.SplitCamel(w) {
-				if strings.Contains(strings.ToLower(o.Title+" "+o.Narrative), strings.ToLower(part)) {
-					n++
-				}
-			}
-		}
-		if n > 0 {
-			out = append(out, triggers.Hit{Observation: o, Score: float64(n)})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+func (c *countingSearch) Search(ctx context.Context, q search.Query) ([]search.Hit, error) {
+	c.queries = append(c.queries, q.Text)
+	return c.db.Search(ctx, q)
 }
 
 type fixture struct {
 	db   *store.DB
 	eng  *triggers.Engine
 	root string
-	fs   *fakeSearch
+	fs   *countingSearch
 	ses  triggers.Session
 }
 
@@ -68,7 +48,7 @@ func setup(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	root := filepath.Join(dir, "repo")
-	fs := &fakeSearch{}
+	fs := &countingSearch{db: db}
 	at := time.UnixMilli(1_800_000_000_000)
 	eng := &triggers.Engine{Pending: db, Files: db, Search: fs, Config: triggers.DefaultConfig(),
 		Now: func() time.Time { at = at.Add(time.Millisecond); return at }}
@@ -86,7 +66,6 @@ func (f *fixture) observe(t *testing.T, o memory.Observation) memory.Observation
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.fs.obs = append(f.fs.obs, got[0])
 	return got[0]
 }
 
