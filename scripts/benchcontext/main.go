@@ -133,7 +133,7 @@ func run(memBin string, n, runs int, mode, dir string) error {
 		return err
 	}
 	r := rand.New(rand.NewPCG(3, 4))
-	var times []time.Duration
+	var times, cpu []time.Duration
 	hits := 0
 	for i := 0; i < runs+3; i++ {
 		prompt := fmt.Sprintf("How does the %s handle this? Also look at %s and the %s", symbol(r), file(r),
@@ -161,12 +161,14 @@ func run(memBin string, n, runs int, mode, dir string) error {
 		}
 		if i >= 3 { // warm-up runs are not counted
 			times = append(times, d)
+			cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		}
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	sort.Slice(cpu, func(i, j int) bool { return cpu[i] < cpu[j] })
 	p := func(q float64) time.Duration { return times[int(q*float64(len(times)-1))].Round(10 * time.Microsecond) }
-	fmt.Printf("mode=%s observations=%d runs=%d p50=%s p90=%s min=%s max=%s replies-with-memory=%d/%d cpus=%d %s/%s\n",
+	fmt.Printf("mode=%s observations=%d runs=%d p50=%s p90=%s min=%s max=%s cpu-p50=%s replies-with-memory=%d/%d cpus=%d %s/%s\n",
 		mode, n, len(times), p(0.5), p(0.9), times[0].Round(10*time.Microsecond), times[len(times)-1].Round(10*time.Microsecond),
-		hits, runs+3, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+		cpu[len(cpu)/2].Round(10*time.Microsecond), hits, runs+3, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }
