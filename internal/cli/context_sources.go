@@ -92,7 +92,8 @@ func promptContext(ctx context.Context, cfg *config.Config, now func() time.Time
 
 // fileContext registers what touched files bring; with deliver it also
 // consumes the session's pending context at once (for agents that take
-// context after a tool call).
+// context after a tool call), persistent entries excepted: those come with
+// each turn, not with each tool call.
 func fileContext(ctx context.Context, cfg *config.Config, now func() time.Time, db *store.DB, s triggers.Session, read, edited []string, deliver bool, maxChars int) (string, triggers.Report, error) {
 	eng, err := contextEngine(cfg, now, db)
 	if err != nil {
@@ -114,7 +115,7 @@ func fileContext(ctx context.Context, cfg *config.Config, now func() time.Time, 
 	if !deliver {
 		return "", rep, nil
 	}
-	es, err := newCollector(cfg, now, db).Consume(ctx, s.ID, maxChars)
+	es, err := newCollector(cfg, now, db).ConsumeNew(ctx, s.ID, maxChars)
 	if err != nil {
 		return "", rep, err
 	}

@@ -141,6 +141,16 @@ func (c *Collector) Pending(ctx context.Context, session string) ([]memory.Pendi
 // block (see Render): entries that do not fit stay pending for a later turn.
 // Entries of switched-off sources are dropped without being delivered.
 func (c *Collector) Consume(ctx context.Context, session string, maxChars int) ([]memory.PendingEntry, error) {
+	return c.consume(ctx, session, maxChars, true)
+}
+
+// ConsumeNew is Consume between turns (after a tool call): persistent
+// entries, which every turn carries, are left for the next turn.
+func (c *Collector) ConsumeNew(ctx context.Context, session string, maxChars int) ([]memory.PendingEntry, error) {
+	return c.consume(ctx, session, maxChars, false)
+}
+
+func (c *Collector) consume(ctx context.Context, session string, maxChars int, persistent bool) ([]memory.PendingEntry, error) {
 	var out []memory.PendingEntry
 	_, err := c.store.ConsumePending(ctx, session, func(all []memory.PendingEntry) []memory.PendingEntry {
 		take := make([]memory.PendingEntry, 0, len(all))
@@ -148,6 +158,9 @@ func (c *Collector) Consume(ctx context.Context, session string, maxChars int) (
 		for _, e := range all {
 			if !c.on(e.Source) {
 				take = append(take, e) // removed, never delivered
+				continue
+			}
+			if e.Persistent && !persistent {
 				continue
 			}
 			n := len(renderEntry(e))

@@ -123,6 +123,10 @@ func TestOrderingDedupIsolationPersistence(t *testing.T) {
 	if !strings.Contains(merged, "normal later\n---\nnormal replaced") || strings.Contains(merged, "normal early") {
 		t.Errorf("merged text:\n%s", merged)
 	}
+	// Between turns (after a tool call) the persistent entry is not repeated.
+	if got, err := c.ConsumeNew(ctx, "s1", 0); err != nil || len(got) != 0 {
+		t.Fatalf("consume between turns: %s %v, want nothing", ids(got), err)
+	}
 	// Second turn: only the persistent entry.
 	got, err = c.Consume(ctx, "s1", 0)
 	if err != nil || ids(got) != "custom:rules" {
