@@ -69,8 +69,9 @@ func (c *stmtCache) close() {
 // bulkObservations is the number of observations from which Import indexes
 // in one pass at the end instead of row by row. Row by row, FTS5 flushes its
 // pending terms to disk at every statement of the transaction (a savepoint
-// per statement) and merges segments as it goes: 2,500 observations/s on 2
-// cores, against about 10,000/s with one pass (docs/bench.md).
+// per statement) and merges segments as it goes: 2,400-3,600 observations/s
+// on 2 cores against 8,000-10,000/s with one pass (BenchmarkImport,
+// docs/bench.md).
 const bulkObservations = 1000
 
 // Ways Import can index; only the benchmarks choose other than importAuto.

@@ -29,22 +29,23 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			res.Skipped[kind]++
 		}
 	}
-	bulk := 0
+	nobs := 0
 	for _, r := range recs {
 		if r.Kind == memory.KindObservation {
-			bulk++
+			nobs++
 		}
 	}
+	big := db.bulk(nobs)
 	var pre []derived
-	if db.bulk(bulk) {
+	if big {
 		pre = deriveAll(recs)
 	}
-	err := db.bulkTx(ctx, db.bulk(bulk), func(tx *sqlx.Tx) error {
+	err := db.bulkTx(ctx, big, func(tx *sqlx.Tx) error {
 		q := newStmtCache(tx)
 		defer q.close()
 		var restore func() error
 		var newIDs []int64
-		if db.bulk(bulk) {
+		if big {
 			var err error
 			if restore, err = suspendTrigger(ctx, tx, "observations_ai"); err != nil {
 				return err
