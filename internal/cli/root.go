@@ -102,6 +102,7 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newImportCmd(app),
 		newStatsCmd(app),
 		newDoctorCmd(app),
+		newMCPCmd(app),
 		newConfigCmd(app),
 		newVersionCmd(app),
 	)
