@@ -126,9 +126,10 @@ func text(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-func TestListTools(t *testing.T) {
-	db, _ := openDB(t)
-	cs := connect(t, newServer(t, db, ""))
+func TestListTools(t *testing.T) { eachMode(t, testListTools) }
+
+func testListTools(t *testing.T, start starter) {
+	cs := start(t, "").cs
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -161,10 +162,10 @@ func TestListTools(t *testing.T) {
 	}
 }
 
-func TestGetObservations(t *testing.T) {
-	db, _ := openDB(t)
-	seed(t, db)
-	cs := connect(t, newServer(t, db, ""))
+func TestGetObservations(t *testing.T) { eachMode(t, testGetObservations) }
+
+func testGetObservations(t *testing.T, start starter) {
+	cs := start(t, "").cs
 
 	var out GetOutput
 	structured(t, call(t, cs, "get_observations", map[string]any{"ids": []int{3, 1}}), &out)
@@ -197,10 +198,12 @@ func TestGetObservations(t *testing.T) {
 	}
 }
 
-func TestSaveObservation(t *testing.T) {
-	db, _ := openDB(t)
+func TestSaveObservation(t *testing.T) { eachMode(t, testSaveObservation) }
+
+func testSaveObservation(t *testing.T, start starter) {
 	ctx := context.Background()
-	cs := connect(t, newServer(t, db, ""))
+	f := start(t, "")
+	db, cs := f.db, f.cs
 
 	args := map[string]any{"type": "decision", "title": "Keep the MCP server on stdio",
 		"narrative": "Editors start it; token sk-ant-abcdefghijklmnopqrstuvwxyz0123 must not be stored <private>secret</private>",
@@ -260,17 +263,19 @@ func TestSaveObservation(t *testing.T) {
 	}
 }
 
-func TestSaveObservationInGivenSession(t *testing.T) {
-	db, _ := openDB(t)
-	seed(t, db)
-	cs := connect(t, newServer(t, db, "s2"))
+func TestSaveObservationInGivenSession(t *testing.T) { eachMode(t, testSaveObservationInGivenSession) }
+
+func testSaveObservationInGivenSession(t *testing.T, start starter) {
+	f := start(t, "s2")
+	db, cs := f.db, f.cs
 	var out SaveOutput
 	structured(t, call(t, cs, "save_observation", map[string]any{"type": "bugfix", "title": "Fix the lock retry"}), &out)
 	if out.Session != "s2" || out.Project != testProject {
 		t.Errorf("saved in %+v, want session s2", out)
 	}
 	// A session that does not exist yet is created in the server's project.
-	cs = connect(t, newServer(t, db, "fresh-session"))
+	f = start(t, "fresh-session")
+	db, cs = f.db, f.cs
 	structured(t, call(t, cs, "save_observation", map[string]any{"type": "note", "title": "First note"}), &out)
 	if s, err := db.Session(context.Background(), "fresh-session"); err != nil || s.Project != testProject {
 		t.Errorf("fresh session: %+v, %v", s, err)
@@ -299,10 +304,11 @@ func readResource(t testing.TB, cs *mcp.ClientSession, uri string) (string, erro
 	return b.String(), nil
 }
 
-func TestFileResource(t *testing.T) {
-	db, _ := openDB(t)
-	seed(t, db)
-	cs := connect(t, newServer(t, db, ""))
+func TestFileResource(t *testing.T) { eachMode(t, testFileResource) }
+
+func testFileResource(t *testing.T, start starter) {
+	f := start(t, "")
+	cs := f.cs
 	for _, tc := range []struct {
 		uri      string
 		want     []string
@@ -312,7 +318,7 @@ func TestFileResource(t *testing.T) {
 		{uri: "mem://context/file/internal/store/db.go",
 			want:    []string{"#2 2026-03-01 problem: SQLITE_BUSY", "(read)", "#1 2026-03-01 decision: Use WAL", "(modified)", "busy_timeout is 5000 ms", "ids [2, 1]"},
 			wantNot: []string{"Unrelated"}},
-		{uri: "mem://context/file//repo/internal/store/db.go", want: []string{"#1 ", "#2 "}},
+		{uri: "mem://context/file/" + f.root + "/internal/store/db.go", want: []string{"#1 ", "#2 "}},
 		{uri: "mem://context/file/internal%2Fstore%2Fdb.go", want: []string{"#1 ", "#2 "}},
 		{uri: "mem://context/file/README.md", want: []string{"no observations about README.md"}},
 		{uri: "mem://context/file/", notFound: true},
