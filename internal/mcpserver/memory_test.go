@@ -75,4 +75,3 @@ func flatSessionCalls() []flatCall {
 		}},
 	}
 }
-
