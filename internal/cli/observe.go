@@ -86,16 +86,8 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	id, err := app.Project()
+	db, err := app.sessionStore(ctx, o.Session)
 	if err != nil {
-		return err
-	}
-	db, err := app.Store(ctx)
-	if err != nil {
-		return err
-	}
-	wd, _ := app.Getwd()
-	if _, err := db.EnsureSession(ctx, memory.Session{ID: o.Session, Project: id.Key, Cwd: wd, StartedAt: app.Now()}); err != nil {
 		return err
 	}
 	obs.CreatedAt = app.Now()

@@ -59,16 +59,8 @@ func runPrompt(ctx context.Context, app *App, o promptOptions) error {
 		fmt.Fprintln(app.Out, "not recorded: the prompt is entirely private")
 		return nil
 	}
-	id, err := app.Project()
+	db, err := app.sessionStore(ctx, o.Session)
 	if err != nil {
-		return err
-	}
-	db, err := app.Store(ctx)
-	if err != nil {
-		return err
-	}
-	wd, _ := app.Getwd()
-	if _, err := db.EnsureSession(ctx, memory.Session{ID: o.Session, Project: id.Key, Cwd: wd, StartedAt: app.Now()}); err != nil {
 		return err
 	}
 	p, err := db.AddPrompt(ctx, o.Session, text, app.Now())

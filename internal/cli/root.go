@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/store"
 )
@@ -157,6 +158,22 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 	}
 	a.db = db
 	return db, nil
+}
+
+// sessionStore opens the database and makes sure the session exists,
+// creating it in the current project when it does not.
+func (a *App) sessionStore(ctx context.Context, sessionID string) (*store.DB, error) {
+	id, err := a.Project()
+	if err != nil {
+		return nil, err
+	}
+	db, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wd, _ := a.Getwd()
+	_, err = db.EnsureSession(ctx, memory.Session{ID: sessionID, Project: id.Key, Cwd: wd, StartedAt: a.Now()})
+	return db, err
 }
 
 // Project resolves the current project: --project, MEM_PROJECT, then the

@@ -58,34 +58,26 @@ func (db *DB) DeleteSummary(ctx context.Context, id int64) (Deleted, error) {
 
 // DeleteSession removes a session with everything recorded in it.
 func (db *DB) DeleteSession(ctx context.Context, id string) (Deleted, error) {
-	var d Deleted
-	err := db.tx(ctx, func(tx *sqlx.Tx) error {
-		var err error
-		d, err = deleteSessions(ctx, tx, `id = ?`, id)
-		if err == nil && d.Sessions == 0 {
-			err = fmt.Errorf("session %s: %w", id, memory.ErrNotFound)
-		}
-		return err
-	})
-	if err != nil {
-		return Deleted{}, fmt.Errorf("forgetting session: %w", err)
-	}
-	return d, nil
+	return db.deleteWhere(ctx, `id = ?`, id, "session "+id)
 }
 
 // DeleteProject removes every session of a project with everything in them.
 func (db *DB) DeleteProject(ctx context.Context, project string) (Deleted, error) {
+	return db.deleteWhere(ctx, `project = ?`, project, "project "+project)
+}
+
+func (db *DB) deleteWhere(ctx context.Context, where string, arg any, what string) (Deleted, error) {
 	var d Deleted
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
 		var err error
-		d, err = deleteSessions(ctx, tx, `project = ?`, project)
+		d, err = deleteSessions(ctx, tx, where, arg)
 		if err == nil && d.Sessions == 0 {
-			err = fmt.Errorf("project %s: %w", project, memory.ErrNotFound)
+			err = fmt.Errorf("%s: %w", what, memory.ErrNotFound)
 		}
 		return err
 	})
 	if err != nil {
-		return Deleted{}, fmt.Errorf("forgetting project: %w", err)
+		return Deleted{}, fmt.Errorf("forgetting %s: %w", what, err)
 	}
 	return d, nil
 }

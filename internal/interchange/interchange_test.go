@@ -1,0 +1,91 @@
+package interchange
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+const goodSession = `{"kind":"session","id":"s1","project":"p","started_at":"2026-01-02T03:04:05Z"}`
+const goodObs = `{"kind":"observation","uuid":"u1","session_id":"s1","type":"note","title":"t","created_at":"2026-01-02T03:04:05.123Z"}`
+
+func TestDecodeRejectsBadLines(t *testing.T) {
+	tests := []struct {
+		name  string
+		line  string
+		field string
+	}{
+		{"not json", `{"kind":`, "json"},
+		{"unknown kind", `{"kind":"memo"}`, "kind"},
+		{"session without id", `{"kind":"session","project":"p","started_at":"2026-01-02T03:04:05Z"}`, "id"},
+		{"session without project", `{"kind":"session","id":"s","started_at":"2026-01-02T03:04:05Z"}`, "project"},
+		{"bad time", `{"kind":"session","id":"s","project":"p","started_at":"yesterday"}`, "json"},
+		{"bad status", `{"kind":"session","id":"s","project":"p","started_at":"2026-01-02T03:04:05Z","status":"gone"}`, "status"},
+		{"observation bad type", `{"kind":"observation","uuid":"u","session_id":"s","type":"idea","title":"t","created_at":"2026-01-02T03:04:05Z"}`, "type"},
+		{"observation no uuid", `{"kind":"observation","session_id":"s","type":"note","title":"t","created_at":"2026-01-02T03:04:05Z"}`, "uuid"},
+		{"observation empty title", `{"kind":"observation","uuid":"u","session_id":"s","type":"note","title":"","created_at":"2026-01-02T03:04:05Z"}`, "title"},
+		{"facts not an array", `{"kind":"observation","uuid":"u","session_id":"s","type":"note","title":"t","facts":"x","created_at":"2026-01-02T03:04:05Z"}`, "facts"},
+		{"prompt number zero", `{"kind":"prompt","uuid":"u","session_id":"s","prompt_number":0,"text":"x","created_at":"2026-01-02T03:04:05Z"}`, "prompt_number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := goodSession + "\n" + tt.line + "\n" + goodObs + "\n"
+			_, err := Decode(strings.NewReader(in))
+			var le *memory.LineError
+			if !errors.As(err, &le) || le.Line != 2 {
+				t.Fatalf("got %v, want an error on line 2", err)
+			}
+			var ve *memory.ValidationError
+			if !errors.As(err, &ve) || ve.Field != tt.field {
+				t.Fatalf("got %v, want a validation error on field %q", err, tt.field)
+			}
+		})
+	}
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	recs, err := Decode(strings.NewReader(goodSession + "\n\n" + goodObs + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[1].Line != 3 {
+		t.Fatalf("records %+v", recs)
+	}
+	var b strings.Builder
+	enc := NewEncoder(&b)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	enc.Flush()
+	again, err := Decode(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[1].Observation.CreatedAt != recs[1].Observation.CreatedAt || again[0].Session.ID != "s1" {
+		t.Errorf("round trip changed records: %s", b.String())
+	}
+}
+
+func FuzzDecodeLine(f *testing.F) {
+	for _, s := range []string{goodSession, goodObs, `{"kind":"prompt"}`, `[]`, `null`, `{"kind":"summary","uuid":"x"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rec, err := DecodeLine(b)
+		if err != nil {
+			return
+		}
+		// An accepted record always has the pointer its kind names.
+		ok := (rec.Kind == memory.KindSession && rec.Session != nil) ||
+			(rec.Kind == memory.KindObservation && rec.Observation != nil) ||
+			(rec.Kind == memory.KindSummary && rec.Summary != nil) ||
+			(rec.Kind == memory.KindPrompt && rec.Prompt != nil)
+		if !ok {
+			t.Fatalf("accepted %q as %+v", b, rec)
+		}
+	})
+}

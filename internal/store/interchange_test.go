@@ -1,0 +1,109 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memhq/mem/internal/interchange"
+	"github.com/memhq/mem/internal/memory"
+)
+
+func exportAll(t *testing.T, db *DB) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := interchange.NewEncoder(&b)
+	if err := db.Export(context.Background(), ExportFilter{}, enc.Encode); err != nil {
+		t.Fatal(err)
+	}
+	enc.Flush()
+	return b.Bytes()
+}
+
+func importBytes(t *testing.T, db *DB, b []byte) (ImportResult, error) {
+	t.Helper()
+	recs, err := interchange.Decode(bytes.NewReader(b))
+	if err != nil {
+		return ImportResult{}, err
+	}
+	return db.Import(context.Background(), recs)
+}
+
+func fillExample(t *testing.T, db *DB) {
+	t.Helper()
+	ctx := context.Background()
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i, id := range []string{"s1", "s2"} {
+		startTest(t, db, id, "github.com/shop/api")
+		if _, err := db.AddPrompt(ctx, id, "fix refunds", at); err != nil {
+			t.Fatal(err)
+		}
+		for j, title := range []string{"Refund retries come from config", "TestRefundRetries fails"} {
+			_, err := db.AddObservation(ctx, memory.Observation{SessionID: id, Type: memory.TypeDecision,
+				Title: title, Facts: []string{"default 5"}, FilesModified: []string{"internal/orders/refund.go"},
+				CreatedAt: at.Add(time.Duration(i*10+j) * time.Minute)})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.PutSummary(ctx, memory.Summary{SessionID: id, Request: "fix refunds", Text: "Fixed.",
+			CreatedAt: at.Add(time.Hour), CoversUntil: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.EndSession(ctx, "s1", at.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	src := openTest(t)
+	fillExample(t, src)
+	first := exportAll(t, src)
+
+	dst := openTest(t)
+	res, err := importBytes(t, dst, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added["observation"] != 4 || res.Added["session"] != 2 || res.Added["summary"] != 2 || res.Added["prompt"] != 2 {
+		t.Errorf("added %v", res.Added)
+	}
+	if second := exportAll(t, dst); !bytes.Equal(first, second) {
+		t.Errorf("export after import differs:\n%s\n---\n%s", first, second)
+	}
+	res, err = importBytes(t, dst, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Added) != 0 {
+		t.Errorf("second import added %v", res.Added)
+	}
+	if n, _ := dst.CountObservations(context.Background(), ""); n != 4 {
+		t.Errorf("%d observations after two imports, want 4", n)
+	}
+}
+
+func TestImportIsAllOrNothing(t *testing.T) {
+	src := openTest(t)
+	fillExample(t, src)
+	lines := strings.Split(strings.TrimSpace(string(exportAll(t, src))), "\n")
+	// An observation in the middle that points at a session nobody has.
+	bad := strings.Replace(lines[3], `"session_id":"s1"`, `"session_id":"ghost"`, 1)
+	bad = strings.Replace(bad, `"session_id":"s2"`, `"session_id":"ghost"`, 1)
+	in := strings.Join(append(append(append([]string{}, lines[:3]...), bad), lines[4:]...), "\n")
+
+	dst := openTest(t)
+	_, err := importBytes(t, dst, []byte(in))
+	var le *memory.LineError
+	if !errors.As(err, &le) || le.Line != 4 {
+		t.Fatalf("got %v, want an error on line 4", err)
+	}
+	st, _ := dst.Stats(context.Background(), "")
+	if st.Sessions != 0 || st.Observations != 0 {
+		t.Errorf("partial import left %+v", st)
+	}
+}
