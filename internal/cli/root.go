@@ -104,6 +104,8 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newStatsCmd(app),
 		newDoctorCmd(app),
 		newMCPCmd(app),
+		newInstallMCPCmd(app),
+		newUninstallMCPCmd(app),
 		newConfigCmd(app),
 		newVersionCmd(app),
 	)
