@@ -3,6 +3,7 @@ package store
 import (
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
@@ -33,6 +34,21 @@ func encodeList(l []string) string {
 }
 
 func decodeList(s string) []string {
+	// Fast path for what encodeList writes when no item needs escaping:
+	// recall decodes hundreds of these lists on every hook call.
+	if s == "[]" {
+		return []string{}
+	}
+	if len(s) >= 4 && s[:2] == `["` && s[len(s)-2:] == `"]` && !strings.ContainsRune(s, '\\') {
+		items := strings.Split(s[2:len(s)-2], `","`)
+		ok := true
+		for _, it := range items {
+			ok = ok && !strings.ContainsRune(it, '"')
+		}
+		if ok {
+			return items
+		}
+	}
 	out := []string{}
 	_ = json.Unmarshal([]byte(s), &out)
 	if out == nil {

@@ -1,0 +1,346 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/summarize"
+)
+
+// maintainAfter: pending context of sessions ended longer ago is dropped.
+const maintainAfter = 24 * time.Hour
+
+type summarizeOptions struct {
+	Session    string
+	Pending    bool
+	Maintain   bool
+	Idle       time.Duration
+	Limit      int
+	DryRun     bool
+	LLMCmd     string
+	Timeout    time.Duration
+	Extractive bool
+	MaxTokens  int
+}
+
+func newSummarizeCmd(app *App) *cobra.Command {
+	var o summarizeOptions
+	cmd := &cobra.Command{
+		Use:   "summarize (--session ID | --pending | --maintain)",
+		Short: "Write session summaries: one session now, or every pending one (the nightly job)",
+		Long: `Write the one summary each session keeps.
+
+  --session ID   summarize one session now (replacing its summary)
+  --pending      the nightly job: summarize every ended session without a summary, every open
+                 session idle longer than --idle, and every session whose summary is older than
+                 its newest observation; then run maintenance (unless --maintain=false)
+  --maintain     maintenance only: drop pending context of sessions ended over a day ago,
+                 merge the FTS5 indexes, PRAGMA optimize, truncate the WAL
+
+The extractive summarizer (deterministic, no network) is the default. With --llm-cmd (or
+summarize.llm_cmd) a shell command gets the session as JSON on stdin and prints the summary as
+JSON; a timeout, a non-zero exit or unusable output falls back to the extractive summary for that
+session and says so. One --pending run at a time: a second one exits 0 and says who holds the
+lease until when.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f := cmd.Flags()
+			if !f.Changed("maintain") {
+				o.Maintain = o.Pending
+			}
+			if !f.Changed("idle") {
+				o.Idle = app.Config().Duration("summarize.idle")
+			}
+			if !f.Changed("llm-cmd") {
+				o.LLMCmd = app.Config().String("summarize.llm_cmd")
+			}
+			if !f.Changed("timeout") {
+				o.Timeout = app.Config().Duration("summarize.timeout")
+			}
+			return runSummarize(cmd.Context(), app, o, f.Changed("maintain"))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Session, "session", "", "summarize this session now")
+	f.BoolVar(&o.Pending, "pending", false, "summarize every pending session (the nightly job)")
+	f.BoolVar(&o.Maintain, "maintain", false, "run maintenance (default: on with --pending)")
+	f.DurationVar(&o.Idle, "idle", 2*time.Hour, "an open session idle this long counts as finished (default: summarize.idle)")
+	f.IntVar(&o.Limit, "limit", 0, "summarize at most this many sessions (0: all)")
+	f.BoolVar(&o.DryRun, "dry-run", false, "show what would be summarized; write nothing")
+	f.StringVar(&o.LLMCmd, "llm-cmd", "", "shell command that summarizes a session, JSON in and out (default: summarize.llm_cmd)")
+	f.DurationVar(&o.Timeout, "timeout", summarize.DefaultTimeout, "time the --llm-cmd may take per session (default: summarize.timeout)")
+	f.BoolVar(&o.Extractive, "extractive", false, "use the extractive summarizer even when a model command is configured")
+	f.IntVar(&o.MaxTokens, "max-tokens", summarize.DefaultMaxTokens, "token bound of one summary")
+	return cmd
+}
+
+func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet bool) error {
+	modes := 0
+	for _, on := range []bool{o.Session != "", o.Pending, o.Maintain && !o.Pending} {
+		if on {
+			modes++
+		}
+	}
+	switch {
+	case modes == 0:
+		return invalid("mode", "one of --session ID, --pending or --maintain", "")
+	case o.Session != "" && o.Pending:
+		return invalid("--session", "not combined with --pending", o.Session)
+	case o.Session != "" && maintainSet && o.Maintain:
+		return invalid("--maintain", "not combined with --session", "true")
+	case o.Limit < 0:
+		return invalid("--limit", "a number >= 0", fmt.Sprint(o.Limit))
+	case o.Idle < 0:
+		return invalid("--idle", "a duration >= 0 such as 30m or 2h", o.Idle.String())
+	case o.Timeout <= 0:
+		return invalid("--timeout", "a duration > 0 such as 30s", o.Timeout.String())
+	case o.MaxTokens < 50:
+		return invalid("--max-tokens", "a number >= 50", fmt.Sprint(o.MaxTokens))
+	}
+	if o.Session != "" {
+		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
+			return usageErr(err)
+		}
+	}
+	// Stop between sessions on Ctrl-C or SIGTERM, releasing the lease.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	opts := summarize.Options{MaxTokens: o.MaxTokens, Now: app.Now}
+	if o.LLMCmd != "" && !o.Extractive {
+		opts.Summarizer = summarize.Command{Cmd: o.LLMCmd, Timeout: o.Timeout, MaxTokens: o.MaxTokens}
+	}
+	if o.Session != "" {
+		return summarizeOne(ctx, app, db, o, opts)
+	}
+	var out summarizeReport
+	start := time.Now()
+	if o.Pending {
+		prog := newProgress(app.Err)
+		job := summarize.Job{Queue: summarizeQueue{db}, Options: opts, Idle: o.Idle, Limit: o.Limit,
+			DryRun: o.DryRun}
+		if !o.DryRun {
+			job.Progress = prog.event
+		}
+		rep, err := job.Run(ctx)
+		prog.finish()
+		if err != nil {
+			if rep.Summarized > 0 {
+				fmt.Fprintf(app.Err, "mem: summarize stopped after %d of %d sessions (each one done is kept)\n",
+					rep.Summarized, rep.Pending)
+			}
+			return err
+		}
+		if rep.LeaseHolder != "" {
+			fmt.Fprintf(app.Err, "mem: another summarize run (%s) holds the lease until %s; nothing done\n",
+				rep.LeaseHolder, rep.LeaseUntil.Local().Format(time.RFC3339))
+			if app.JSON {
+				return printJSON(app.Out, rep)
+			}
+			return nil
+		}
+		out.Report = &rep
+	}
+	if o.Maintain && !o.DryRun {
+		m, err := db.Maintain(ctx, app.Now().Add(-maintainAfter))
+		if err != nil {
+			return err
+		}
+		out.Maintenance = &m
+	}
+	out.ElapsedMillis = time.Since(start).Milliseconds()
+	if app.JSON {
+		return printJSON(app.Out, out)
+	}
+	if out.Report != nil && out.Report.DryRun {
+		for _, s := range out.Report.Sessions {
+			fmt.Fprintf(app.Out, "%s\t%s\n", s.ID, s.Reason)
+		}
+	}
+	fmt.Fprintln(app.Out, out.line())
+	return nil
+}
+
+func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOptions, opts summarize.Options) error {
+	var res summarize.Result
+	var err error
+	if o.DryRun {
+		var in summarize.Input
+		if in, err = summarize.Load(ctx, db, o.Session); err == nil {
+			if in.Empty() {
+				res.Skipped = summarize.NothingRecorded
+			} else {
+				res, err = summarize.Build(ctx, in, opts)
+			}
+		}
+	} else {
+		res, err = summarize.Session(ctx, db, o.Session, opts)
+	}
+	if errors.Is(err, memory.ErrNotFound) {
+		return invalid("--session", "the id of an existing session", o.Session)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Fallback != "" {
+		fmt.Fprintln(app.Err, "mem: "+res.Fallback)
+	}
+	if app.JSON {
+		if res.Skipped != "" {
+			return printJSON(app.Out, map[string]string{"session_id": o.Session, "skipped": res.Skipped})
+		}
+		return printJSON(app.Out, res)
+	}
+	if res.Skipped != "" {
+		fmt.Fprintf(app.Out, "session %s not summarized: %s\n", o.Session, res.Skipped)
+		return nil
+	}
+	s := res.Summary
+	verb := "summarized"
+	if o.DryRun {
+		verb = "would summarize"
+	}
+	fmt.Fprintf(app.Out, "%s session %s (%s, %d tokens)\n", verb, s.SessionID, s.Generator, s.TokenCount)
+	field(app.Out, "request", s.Request)
+	field(app.Out, "investigated", s.Investigated)
+	field(app.Out, "learned", s.Learned)
+	field(app.Out, "completed", s.Completed)
+	field(app.Out, "next steps", s.NextSteps)
+	field(app.Out, "decisions", s.Decisions)
+	listField(app.Out, "concepts", s.Concepts)
+	listField(app.Out, "files", s.Files)
+	field(app.Out, "text", s.Text)
+	return nil
+}
+
+// summarizeQueue adapts the store to the job's Queue.
+type summarizeQueue struct{ *store.DB }
+
+func (q summarizeQueue) Pending(ctx context.Context, idleBefore time.Time, upgrade bool, limit int) ([]summarize.Pending, error) {
+	ps, err := q.PendingSessions(ctx, store.PendingQuery{IdleBefore: idleBefore, Upgrade: upgrade, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]summarize.Pending, len(ps))
+	for i, p := range ps {
+		out[i] = summarize.Pending{ID: p.ID, Reason: p.Reason}
+	}
+	return out, nil
+}
+
+type summarizeReport struct {
+	*summarize.Report
+	Maintenance   *store.MaintainReport `json:"maintenance,omitempty"`
+	ElapsedMillis int64                 `json:"elapsed_ms"`
+}
+
+// line is the one-line report of a run.
+func (r summarizeReport) line() string {
+	var parts []string
+	if rep := r.Report; rep != nil {
+		reasons := map[string]int{}
+		for _, s := range rep.Sessions {
+			reasons[s.Reason]++
+		}
+		var why []string
+		for k, n := range reasons {
+			why = append(why, fmt.Sprintf("%d %s", n, k))
+		}
+		sort.Strings(why)
+		detail := ""
+		if len(why) > 0 {
+			detail = " (" + strings.Join(why, ", ") + ")"
+		}
+		switch {
+		case rep.Pending == 0:
+			parts = append(parts, "nothing to summarize")
+		case rep.DryRun:
+			parts = append(parts, fmt.Sprintf("%d sessions pending%s; dry run, nothing written", rep.Pending, detail))
+		default:
+			p := fmt.Sprintf("summarized %d of %d pending sessions%s", rep.Summarized, rep.Pending, detail)
+			if rep.Fallbacks > 0 {
+				p += fmt.Sprintf(", %d with the extractive fallback", rep.Fallbacks)
+			}
+			if rep.Skipped > 0 {
+				p += fmt.Sprintf(", %d skipped", rep.Skipped)
+			}
+			parts = append(parts, p)
+		}
+	}
+	if m := r.Maintenance; m != nil {
+		wal := "WAL truncated"
+		if m.WALBusy {
+			wal = "WAL checkpoint partial (readers active)"
+		}
+		parts = append(parts, fmt.Sprintf("maintenance: %d stale pending entries dropped, %d indexes optimized, %s",
+			m.PendingDropped, m.FTSOptimized, wal))
+	}
+	return strings.Join(parts, "; ") + fmt.Sprintf(" in %.1fs", float64(r.ElapsedMillis)/1000)
+}
+
+// progress shows the job's progress on stderr: a bar redrawn in place on a
+// terminal, else one line per session (for log files).
+type progress struct {
+	w     io.Writer
+	tty   bool
+	drawn time.Time
+	shown bool
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w}
+	if f, ok := w.(*os.File); ok {
+		p.tty = term.IsTerminal(int(f.Fd()))
+	}
+	return p
+}
+
+func (p *progress) event(e summarize.Event) {
+	s := e.Session
+	if !p.tty {
+		what := s.Generator
+		switch {
+		case s.Skipped != "":
+			what = "skipped: " + s.Skipped
+		}
+		fmt.Fprintf(p.w, "summarize: [%d/%d] %s (%s): %s\n", e.Done, e.Total, s.ID, s.Reason, what)
+		if s.Fallback != "" {
+			fmt.Fprintf(p.w, "summarize: %s: %s\n", s.ID, s.Fallback)
+		}
+		return
+	}
+	if s.Fallback != "" {
+		fmt.Fprintf(p.w, "\r\033[K%s: %s\n", s.ID, s.Fallback)
+	}
+	if e.Done < e.Total && time.Since(p.drawn) < 100*time.Millisecond {
+		return
+	}
+	p.drawn = time.Now()
+	const width = 30
+	n := e.Done * width / max(e.Total, 1)
+	fmt.Fprintf(p.w, "\r\033[Ksummarizing [%s%s] %d/%d %s", strings.Repeat("=", n), strings.Repeat(" ", width-n),
+		e.Done, e.Total, s.ID)
+	p.shown = true
+}
+
+func (p *progress) finish() {
+	if p.tty && p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,413 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/tokens"
+)
+
+// Entry explains one item of a block.
+type Entry struct {
+	Ref       string      `json:"ref"`  // #12 for an observation, S3 for a summary
+	Kind      string      `json:"kind"` // observation or summary
+	Group     string      `json:"group"`
+	ID        int64       `json:"id"`
+	SessionID string      `json:"session_id"`
+	Type      memory.Type `json:"type,omitempty"`
+	Title     string      `json:"title,omitempty"`
+	Date      string      `json:"date"`
+	Score     float64     `json:"score,omitempty"`
+	Factors   *Factors    `json:"factors,omitempty"`
+	Shortened bool        `json:"shortened,omitempty"` // cut at a sentence or clause boundary
+	Tokens    int         `json:"tokens"`              // estimate of the item's text
+}
+
+// Omitted counts what the block leaves out. Counting stops at countCap
+// (so a huge project costs no more than a big one); a count that reached it
+// is a lower bound, marked AtLeast, and printed as "1000+".
+type Omitted struct {
+	Observations int  `json:"observations"`
+	Sessions     int  `json:"sessions"` // earlier sessions whose summary is not shown
+	AtLeast      bool `json:"at_least,omitempty"`
+}
+
+// countCap is where counting stops.
+const countCap = 1000
+
+// counts renders the two counts of o.
+func (o Omitted) counts() (obs, sessions string) {
+	obs, sessions = fmt.Sprint(o.Observations), fmt.Sprint(o.Sessions)
+	if o.AtLeast {
+		obs += "+"
+		sessions += "+"
+	}
+	return obs, sessions
+}
+
+// Result is a built block and how it was made.
+type Result struct {
+	Project   string   `json:"project"`
+	SessionID string   `json:"session_id,omitempty"`
+	Mode      Mode     `json:"mode"`
+	Format    Format   `json:"format"`
+	Compress  Compress `json:"compress"`
+	// Text is the block, exactly as `mem inject` prints it; empty when the
+	// project has no memory yet (xml, text) or nothing fits the budget.
+	Text     string   `json:"text"`
+	Tokens   int      `json:"tokens"` // tokens.Estimate(Text)
+	Chars    int      `json:"chars"`  // len(Text) in bytes
+	Budget   int      `json:"budget"`
+	MaxChars int      `json:"max_chars"`
+	Empty    bool     `json:"empty"` // the project has no memory yet
+	Entries  []Entry  `json:"entries"`
+	Omitted  Omitted  `json:"omitted"`
+	Weights  Weights  `json:"weights"`
+	HalfLife string   `json:"half_life"`
+	Keywords []string `json:"keywords,omitempty"`
+}
+
+// item is a candidate for the block.
+type item struct {
+	group string // current, sessions or index
+	obs   *memory.Observation
+	sum   *memory.Summary
+	entry Entry
+}
+
+// How much is read: enough candidates to fill any sensible budget, bounded
+// so that the cost does not grow with the database.
+const (
+	recentLimit      = 300 // newest observations of the project
+	importantLimit   = 100 // newest decisions, problems and warnings
+	currentLimit     = 200 // newest observations of the current session
+	startSummaries   = 6
+	compactSummaries = 2
+)
+
+// phase is a run of items that may use the budget up to share of it.
+type phase struct {
+	items []*item
+	share float64
+}
+
+// Build builds the memory block for req. A project or session that does not
+// exist gives an empty block, not an error.
+func Build(ctx context.Context, src Source, req Request, set Settings) (Result, error) {
+	req = req.normalize(set)
+	res := Result{SessionID: req.SessionID, Mode: req.Mode, Format: req.Format, Compress: req.Compress,
+		Budget: req.Budget, MaxChars: req.MaxChars, Weights: set.Weights, HalfLife: set.HalfLife.String(),
+		Entries: []Entry{}}
+
+	var sess *memory.Session
+	if req.SessionID != "" {
+		s, err := src.Session(ctx, req.SessionID)
+		switch {
+		case err == nil:
+			sess = &s
+		case !errors.Is(err, memory.ErrNotFound):
+			return res, fmt.Errorf("reading session %s: %w", req.SessionID, err)
+		}
+	}
+	if req.Project == "" && sess != nil {
+		req.Project = sess.Project
+	}
+	res.Project = req.Project
+	if req.Project == "" {
+		res.Empty = true
+		return res, nil
+	}
+	if req.AgentType == "" && sess != nil {
+		req.AgentType = sess.AgentType
+	}
+
+	var current, prompts = []memory.Observation(nil), []memory.Prompt(nil)
+	if sess != nil {
+		var err error
+		if current, err = src.SessionObservations(ctx, sess.ID, currentLimit); err != nil {
+			return res, err
+		}
+		if req.Prompt == "" {
+			if prompts, err = src.Prompts(ctx, sess.ID); err != nil {
+				return res, err
+			}
+		}
+	}
+	nSummaries := startSummaries
+	if req.Mode == ModeCompact {
+		nSummaries = compactSummaries
+	}
+	summaries, err := src.RecentSummaries(ctx, req.Project, req.SessionID, nSummaries)
+	if err != nil {
+		return res, err
+	}
+	recent, err := src.RecentBriefs(ctx, req.Project, nil, recentLimit)
+	if err != nil {
+		return res, err
+	}
+	important, err := src.RecentBriefs(ctx, req.Project,
+		[]memory.Type{memory.TypeDecision, memory.TypeProblem, memory.TypeWarning}, importantLimit)
+	if err != nil {
+		return res, err
+	}
+	totalObs, err := src.CountObservationsUpTo(ctx, req.Project, countCap)
+	if err != nil {
+		return res, err
+	}
+	totalSum, err := src.CountSummariesUpTo(ctx, req.Project, req.SessionID, countCap)
+	if err != nil {
+		return res, err
+	}
+	capped := totalObs >= countCap || totalSum >= countCap
+
+	// Keywords: the prompt, or what the current session asked and touched.
+	if req.Prompt != "" {
+		res.Keywords = keywordsOf(req.Prompt)
+	} else if sess != nil {
+		texts := make([]string, 0, len(prompts)+1)
+		for i := len(prompts) - 1; i >= 0; i-- { // newest prompt first
+			texts = append(texts, prompts[i].Text)
+		}
+		var files []string
+		files = append(files, sess.FilesRead...)
+		for _, o := range current {
+			files = append(files, o.FilesModified...)
+		}
+		res.Keywords = keywordsOf(texts...)
+		for _, w := range fileWords(files) {
+			if len(res.Keywords) < maxKeywords && !contains(res.Keywords, w) {
+				res.Keywords = append(res.Keywords, w)
+			}
+		}
+	}
+	sc := &scorer{ref: req.Now, halfLife: set.HalfLife, weights: set.Weights, agentType: req.AgentType,
+		keywords: map[string]bool{}}
+	for _, k := range res.Keywords {
+		sc.keywords[k] = true
+	}
+	if sc.ref.IsZero() {
+		for _, l := range [][]memory.Observation{recent, current} {
+			for _, o := range l {
+				if o.CreatedAt.After(sc.ref) {
+					sc.ref = o.CreatedAt
+				}
+			}
+		}
+	}
+
+	// Candidates.
+	var currentItems, summaryItems, indexItems []*item
+	seen := map[int64]bool{}
+	if req.Mode == ModeCompact {
+		for i := range current {
+			currentItems = append(currentItems, obsItem(&current[i], groupCurrent, sc))
+			seen[current[i].ID] = true
+		}
+		rank(currentItems)
+	}
+	for i := range summaries {
+		s := &summaries[i]
+		summaryItems = append(summaryItems, &item{group: groupSessions, sum: s, entry: Entry{
+			Ref: fmt.Sprintf("S%d", s.ID), Kind: memory.KindSummary, Group: groupSessions, ID: s.ID,
+			SessionID: s.SessionID, Date: day(summaryDate(s))}})
+	}
+	for _, l := range [][]memory.Observation{recent, important} {
+		for i := range l {
+			if seen[l[i].ID] {
+				continue
+			}
+			seen[l[i].ID] = true
+			indexItems = append(indexItems, obsItem(&l[i], groupIndex, sc))
+		}
+	}
+	rank(indexItems)
+
+	if totalObs == 0 && totalSum == 0 && len(current) == 0 {
+		res.Empty = true
+		r := newRenderer(req)
+		if t := r.empty(req.Project); fits(t, req.Budget, req.MaxChars) {
+			res.setText(t)
+		}
+		return res, nil
+	}
+
+	var phases []phase
+	if req.Mode == ModeCompact {
+		phases = []phase{{currentItems, 0.5}, {summaryItems, 0.7}, {indexItems, 1}}
+	} else {
+		phases = []phase{{summaryItems, 0.6}, {indexItems, 1}}
+	}
+	// The current session's observations are counted in totalObs unless the
+	// session belongs to another project.
+	maxObs := totalObs
+	for _, it := range currentItems {
+		if it.obs.Project != req.Project {
+			maxObs++
+		}
+	}
+	fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
+	return res, nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func obsItem(o *memory.Observation, group string, sc *scorer) *item {
+	score, f := sc.score(*o)
+	return &item{group: group, obs: o, entry: Entry{
+		Ref: fmt.Sprintf("#%d", o.ID), Kind: memory.KindObservation, Group: group, ID: o.ID,
+		SessionID: o.SessionID, Type: o.Type, Title: o.Title, Date: day(o.CreatedAt.UTC()),
+		Score: score, Factors: &f}}
+}
+
+// rank orders items by score, then newest, then highest id.
+func rank(items []*item) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.entry.Score != b.entry.Score {
+			return a.entry.Score > b.entry.Score
+		}
+		if !a.obs.CreatedAt.Equal(b.obs.CreatedAt) {
+			return a.obs.CreatedAt.After(b.obs.CreatedAt)
+		}
+		return a.obs.ID > b.obs.ID
+	})
+}
+
+func fits(text string, budget, maxChars int) bool {
+	return tokens.Estimate(text) <= budget && (maxChars < 0 || len(text) <= maxChars)
+}
+
+func (r *Result) setText(t string) {
+	r.Text = t
+	r.Tokens = tokens.Estimate(t)
+	r.Chars = len(t)
+}
+
+// chosen is an item in the block with the rendering that fitted.
+type chosen struct {
+	it *item
+	v  version
+}
+
+// fillBlock selects items phase by phase within the budget and renders the
+// block. Costs are summed per part; since the estimate is subadditive the
+// sum bounds the whole, and the rendered block is checked again anyway.
+func fillBlock(res *Result, r renderer, req Request, phases []phase, all Omitted) {
+	for _, minimal := range []bool{false, true} {
+		frame := r.head(req.Project, minimal) + r.tail(minimal) + r.omitted(all, minimal)
+		if !fits(frame, req.Budget, req.MaxChars) {
+			continue
+		}
+		picked := pick(r, req, phases, frame)
+		for {
+			text, entries, omitted := render(r, req, picked, minimal, all)
+			if fits(text, req.Budget, req.MaxChars) || len(picked) == 0 {
+				if fits(text, req.Budget, req.MaxChars) {
+					res.setText(text)
+					res.Entries = entries
+					res.Omitted = omitted
+				}
+				return
+			}
+			picked = picked[:len(picked)-1]
+		}
+	}
+	res.Omitted = all
+}
+
+// pick chooses the items and their renderings.
+func pick(r renderer, req Request, phases []phase, frame string) []chosen {
+	usedTok, usedChars := tokens.Estimate(frame), len(frame)
+	avail := req.Budget - usedTok
+	open := map[string]bool{}
+	var out []chosen
+	for pi, ph := range phases {
+		limit := req.Budget
+		if pi < len(phases)-1 {
+			limit = req.Budget - avail + int(ph.share*float64(avail))
+		}
+		for _, it := range ph.items {
+			g := r.group(it)
+			extraTok, extraChars := 0, 0
+			if !open[g] {
+				wrap := r.groupHead(g) + r.groupTail(g)
+				extraTok, extraChars = tokens.Estimate(wrap), len(wrap)
+			}
+			ok := false
+			for _, v := range r.versions(it) {
+				t := tokens.Estimate(v.text) + extraTok
+				c := len(v.text) + extraChars
+				if usedTok+t <= limit && (req.MaxChars < 0 || usedChars+c <= req.MaxChars) {
+					usedTok += t
+					usedChars += c
+					open[g] = true
+					out = append(out, chosen{it, v})
+					ok = true
+					break
+				}
+			}
+			if !ok && req.Compress == Conservative {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// render writes the block with the picked items in group order.
+func render(r renderer, req Request, picked []chosen, minimal bool, all Omitted) (string, []Entry, Omitted) {
+	byGroup := map[string][]chosen{}
+	for _, c := range picked {
+		g := r.group(c.it)
+		byGroup[g] = append(byGroup[g], c)
+	}
+	var b []byte
+	b = append(b, r.head(req.Project, minimal)...)
+	entries := []Entry{}
+	shownObs, shownSessions := 0, 0
+	for _, g := range r.groups() {
+		cs := byGroup[g]
+		if len(cs) == 0 {
+			continue
+		}
+		b = append(b, r.groupHead(g)...)
+		for _, c := range cs {
+			b = append(b, c.v.text...)
+			e := c.it.entry
+			e.Shortened = c.v.shortened
+			e.Tokens = tokens.Estimate(c.v.text)
+			entries = append(entries, e)
+			if c.it.sum != nil {
+				shownSessions++
+			} else {
+				shownObs++
+			}
+		}
+		b = append(b, r.groupTail(g)...)
+	}
+	om := Omitted{Observations: max(0, all.Observations-shownObs), Sessions: max(0, all.Sessions-shownSessions),
+		AtLeast: all.AtLeast}
+	b = append(b, r.omitted(om, minimal)...)
+	b = append(b, r.tail(minimal)...)
+	return string(b), entries, om
+}
+
+// summaryDate dates a summary by the work it covers rather than by when it
+// was written, so that a nightly run does not make old sessions look new.
+func summaryDate(s *memory.Summary) time.Time {
+	if !s.CoversUntil.IsZero() {
+		return s.CoversUntil.UTC()
+	}
+	return s.CreatedAt.UTC()
+}

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// The reads recall needs (recall.Source). Each one is a bounded index range
+// scan, so `mem inject` costs the same on a small and a huge database.
+
+// typeWindow bounds how far back RecentBriefs looks for observations of
+// given types: rare types must not turn it into a scan of the project.
+const typeWindow = 1000
+
+// briefCols are the columns of an observation an index line and its
+// relevance need: everything but narrative and facts, which can be long.
+const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS narrative, '[]' AS facts,
+	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
+	token_count, created_at`
+
+// RecentBriefs returns a project's newest observations, newest first,
+// without their narrative and facts. With types, only those types among the
+// project's typeWindow newest observations.
+func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
+	q := `SELECT ` + briefCols + ` FROM observations WHERE project = ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`
+	args := []any{project, limitOr(limit, 100)}
+	if len(types) > 0 {
+		q = `SELECT ` + briefCols + ` FROM observations WHERE id IN (
+			SELECT id FROM (SELECT id, type, created_at FROM observations WHERE project = ?
+				ORDER BY created_at DESC, id DESC LIMIT ?)
+			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `)
+			ORDER BY created_at DESC, id DESC LIMIT ?)
+		ORDER BY created_at DESC, id DESC`
+		args = []any{project, typeWindow}
+		for _, t := range types {
+			args = append(args, string(t))
+		}
+		args = append(args, limitOr(limit, 100))
+	}
+	return db.selectObservations(ctx, "reading recent observations", q, args...)
+}
+
+// CountObservationsUpTo counts a project's observations, stopping at limit
+// so that the cost stays bounded on a large project.
+func (db *DB) CountObservationsUpTo(ctx context.Context, project string, limit int) (int, error) {
+	var n int
+	err := db.x.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM observations WHERE project = ? LIMIT ?)`,
+		project, limit)
+	return n, mapErr(err)
+}
+
+// SessionObservations returns a session's newest observations, newest first.
+func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit int) ([]memory.Observation, error) {
+	return db.selectObservations(ctx, "reading observations of session "+sessionID,
+		`SELECT `+observationCols+` FROM observations WHERE session_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT ?`, sessionID, limitOr(limit, 100))
+}
+
+// selectObservations runs a query for observationCols (or briefCols). It
+// scans by position rather than through sqlx's reflection: recall reads
+// hundreds of rows on every hook call.
+func (db *DB) selectObservations(ctx context.Context, what, q string, args ...any) ([]memory.Observation, error) {
+	rows, err := db.x.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, mapErr(err))
+	}
+	defer rows.Close()
+	var out []memory.Observation
+	for rows.Next() {
+		var r observationRow
+		if err := rows.Scan(&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
+			&r.Narrative, &r.Facts, &r.Concepts, &r.FilesRead, &r.FilesModified, &r.AgentType, &r.ToolName,
+			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, mapErr(err))
+		}
+		out = append(out, r.observation())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, mapErr(err))
+	}
+	return out, nil
+}
+
+// RecentSummaries returns a project's newest summaries, newest first,
+// leaving out the summary of excludeSession.
+func (db *DB) RecentSummaries(ctx context.Context, project, excludeSession string, limit int) ([]memory.Summary, error) {
+	var rows []summaryRow
+	err := db.x.SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries
+		WHERE project = ? AND session_id <> ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+		project, excludeSession, limitOr(limit, 10))
+	if err != nil {
+		return nil, fmt.Errorf("reading recent summaries: %w", mapErr(err))
+	}
+	out := make([]memory.Summary, len(rows))
+	for i, r := range rows {
+		out[i] = r.summary()
+	}
+	return out, nil
+}
+
+// CountSummariesUpTo counts a project's summaries, leaving out
+// excludeSession's and stopping at limit.
+func (db *DB) CountSummariesUpTo(ctx context.Context, project, excludeSession string, limit int) (int, error) {
+	var n int
+	// Counting through the project index alone, then taking out the excluded
+	// session's summary (a unique-key lookup), keeps it off the table rows.
+	err := db.x.GetContext(ctx, &n, `SELECT min(?, (SELECT count(*) FROM (SELECT 1 FROM summaries WHERE project = ? LIMIT ?))
+		- (SELECT count(*) FROM summaries WHERE session_id = ? AND project = ?))`,
+		limit, project, limit+1, excludeSession, project)
+	return n, mapErr(err)
+}

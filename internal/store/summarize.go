@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// SessionTimeline returns every observation of a session, oldest first
+// (what a summary is written from).
+func (db *DB) SessionTimeline(ctx context.Context, sessionID string) ([]memory.Observation, error) {
+	return db.selectObservations(ctx, "reading the observations of session "+sessionID,
+		`SELECT `+observationCols+` FROM observations WHERE session_id = ? ORDER BY created_at, id`, sessionID)
+}
+
+// Why a session needs a summary.
+const (
+	PendingEnded   = "ended"   // ended without a summary
+	PendingIdle    = "idle"    // still open, idle for long, no summary
+	PendingStale   = "stale"   // its summary is older than its newest observation
+	PendingUpgrade = "upgrade" // summarized extractively; a model is now configured
+)
+
+// PendingSession is a session that needs a (new) summary and why.
+type PendingSession struct {
+	ID     string `db:"id" json:"id"`
+	Reason string `db:"reason" json:"reason"`
+}
+
+// PendingQuery selects pending sessions.
+type PendingQuery struct {
+	// IdleBefore: an open session last active before it counts as finished.
+	IdleBefore time.Time
+	// Upgrade also selects sessions whose summary is extractive (used when a
+	// model command is configured).
+	Upgrade bool
+	Limit   int // 0 for all
+}
+
+// PendingSessions lists the sessions that need a summary, oldest activity
+// first: ended or idle sessions without one, sessions whose summary is older
+// than their newest observation and, with Upgrade, extractive summaries.
+// Sessions with nothing to summarize (no observation, prompt or last
+// message) are left out, so they do not stay pending for ever.
+func (db *DB) PendingSessions(ctx context.Context, q PendingQuery) ([]PendingSession, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	upgrade := 0
+	if q.Upgrade {
+		upgrade = 1
+	}
+	var out []PendingSession
+	err := db.x.SelectContext(ctx, &out, `SELECT id, reason FROM (
+		SELECT s.id, s.last_activity_at,
+			CASE
+				WHEN m.id IS NULL AND s.status = 'ended' THEN 'ended'
+				WHEN m.id IS NULL AND s.last_activity_at < ?1 THEN 'idle'
+				WHEN m.id IS NOT NULL AND m.covers_until <
+					coalesce((SELECT max(o.created_at) FROM observations o WHERE o.session_id = s.id), 0) THEN 'stale'
+				WHEN m.id IS NOT NULL AND ?2 = 1 AND m.generator = 'extractive'
+					AND (s.status = 'ended' OR s.last_activity_at < ?1) THEN 'upgrade'
+			END AS reason
+		FROM sessions s LEFT JOIN summaries m ON m.session_id = s.id
+		WHERE (EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id)
+			OR EXISTS (SELECT 1 FROM prompts p WHERE p.session_id = s.id)
+			OR s.last_message <> '')
+	) WHERE reason IS NOT NULL ORDER BY last_activity_at, id LIMIT ?3`,
+		toMillis(q.IdleBefore), upgrade, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing sessions to summarize: %w", mapErr(err))
+	}
+	return out, nil
+}
+
+// AcquireLease takes the named lease for holder until now+ttl when it is
+// free, expired, already holder's, or held by replace (a holder known to be
+// dead; empty for none). It returns who holds the lease afterwards and until
+// when: the caller has it when that is holder.
+func (db *DB) AcquireLease(ctx context.Context, name, holder, replace string, now time.Time, ttl time.Duration) (string, time.Time, error) {
+	var cur struct {
+		Holder    string `db:"holder"`
+		ExpiresAt int64  `db:"expires_at"`
+	}
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO leases (name, holder, expires_at) VALUES (?1, ?2, ?3)
+			ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+			WHERE leases.expires_at <= ?4 OR leases.holder = excluded.holder OR (?5 <> '' AND leases.holder = ?5)`,
+			name, holder, toMillis(now.Add(ttl)), toMillis(now), replace); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &cur, `SELECT holder, expires_at FROM leases WHERE name = ?`, name)
+	})
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("taking the %s lease: %w", name, err)
+	}
+	return cur.Holder, fromMillis(cur.ExpiresAt), nil
+}
+
+// ReleaseLease gives the lease up if holder still has it.
+func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
+	_, err := db.x.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
+	if err != nil {
+		return fmt.Errorf("releasing the %s lease: %w", name, mapErr(err))
+	}
+	return nil
+}
+
+// MaintainReport says what Maintain did.
+type MaintainReport struct {
+	PendingDropped int64 `json:"pending_dropped"`
+	FTSOptimized   int   `json:"fts_optimized"`
+	// WALBusy is true when readers kept the checkpoint from truncating the WAL.
+	WALBusy bool `json:"wal_busy"`
+	// WALPages is the size of the WAL in pages before the checkpoint.
+	WALPages int `json:"wal_pages"`
+}
+
+// Maintain tidies the database: it drops the pending context of sessions
+// that ended before endedBefore (and of sessions that no longer exist),
+// merges the FTS5 indexes, lets SQLite refresh its query statistics and
+// truncates the WAL. Each step is its own short statement.
+func (db *DB) Maintain(ctx context.Context, endedBefore time.Time) (MaintainReport, error) {
+	var r MaintainReport
+	cut := toMillis(endedBefore)
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM pending_context WHERE session_id IN
+				(SELECT id FROM sessions WHERE status = 'ended' AND ended_at < ?1)
+			OR (created_at < ?1 AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = pending_context.session_id))`, cut)
+		if err != nil {
+			return err
+		}
+		r.PendingDropped, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return r, fmt.Errorf("dropping old pending context: %w", err)
+	}
+	for _, t := range []string{"observations_fts", "summaries_fts", "prompts_fts"} {
+		err := db.tx(ctx, func(tx *sqlx.Tx) error {
+			_, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`)
+			return err
+		})
+		if err != nil {
+			return r, fmt.Errorf("optimizing %s: %w", t, err)
+		}
+		r.FTSOptimized++
+	}
+	if _, err := db.x.ExecContext(ctx, `PRAGMA optimize`); err != nil {
+		return r, fmt.Errorf("optimizing the query planner statistics: %w", mapErr(err))
+	}
+	var busy, logPages, done int
+	if err := db.x.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil {
+		return r, fmt.Errorf("checkpointing the WAL: %w", mapErr(err))
+	}
+	r.WALBusy = busy != 0
+	r.WALPages = logPages
+	return r, nil
+}
