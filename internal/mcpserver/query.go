@@ -1,10 +1,7 @@
 package mcpserver
 
-// addQueryTools registers search, timeline and recent_context.
-func (s *Server) addQueryTools() {}
-
-// addContextResources registers mem://context/auto and mem://context/session/{id}.
-func (s *Server) addContextResources() {}
-
 // toolNames lists every tool the server offers.
-var toolNames = []string{"get_observations", "save_observation"}
+var toolNames = []string{"get_observations", "save_observation", "recent_context"}
+
+// addQueryTools registers search and timeline.
+func (s *Server) addQueryTools() {}

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -37,9 +38,8 @@ func (s *Server) addResources() {
 // readFile answers mem://context/file/{path}.
 func (s *Server) readFile(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	raw := strings.TrimPrefix(uri, uriFileBase)
-	path, err := url.PathUnescape(raw)
-	if err != nil || strings.TrimSpace(path) == "" || raw == uri {
+	path, err := unescapeTail(uri, uriFileBase)
+	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	obs, err := s.fileObservations(ctx, path)
@@ -136,6 +136,25 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// unescapeTail returns the percent-decoded part of uri after base, which
+// must not be empty.
+func unescapeTail(uri, base string) (string, error) {
+	raw, ok := strings.CutPrefix(uri, base)
+	if !ok {
+		return "", fmt.Errorf("%s is not under %s", uri, base)
+	}
+	v, err := url.PathUnescape(raw)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(v) == "" {
+		return "", fmt.Errorf("%s names nothing", uri)
+	}
+	return v, nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, memory.ErrNotFound) }
 
 func textResource(uri, text string) *mcp.ReadResourceResult {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	// Session is the session new observations are saved in. When empty, the
 	// server creates one of its own in Project at the first save.
 	Session string
+	// Recall configures the memory blocks of recent_context and the context
+	// resources (zero: recall.DefaultSettings).
+	Recall recall.Settings
 	// Version is reported to clients.
 	Version string
 	Now     func() time.Time
@@ -73,6 +77,9 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Recall.Budget == 0 {
+		o.Recall = recall.DefaultSettings()
 	}
 	if o.Version == "" {
 		o.Version = "dev"

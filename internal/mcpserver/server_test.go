@@ -58,6 +58,10 @@ func seed(t testing.TB, db *store.DB) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := db.PutSummary(ctx, memory.Summary{SessionID: "s1", Request: "Make hooks safe under concurrency",
+		Completed: "WAL and immediate transactions", Generator: "extractive", CreatedAt: t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // connect serves srv over in-memory transports and returns a connected client.

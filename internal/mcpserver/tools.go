@@ -66,6 +66,7 @@ Types: ` + memory.TypeList() + `. Give a clear title, a narrative with the why, 
 	}, s.saveObservation)
 
 	s.addQueryTools()
+	s.addContextTools()
 }
 
 func (s *Server) getObservations(ctx context.Context, _ *mcp.CallToolRequest, in GetInput) (*mcp.CallToolResult, GetOutput, error) {
