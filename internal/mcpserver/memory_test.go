@@ -75,6 +75,7 @@ type flatCall struct {
 func flatSessionCalls() []flatCall {
 	return []flatCall{
 		{"get_observations", func(int) any { return map[string]any{"ids": []int{1, 2, 3}} }},
+		{"recent_context", func(i int) any { return map[string]any{"budget": 500 + i%1000} }},
 		{"save_observation", func(i int) any {
 			return map[string]any{"type": "note", "title": fmt.Sprintf("Note %d about the cache", i),
 				"narrative": strings.Repeat("Some narrative text. ", 20), "files_read": []string{"internal/store/db.go"}}
