@@ -35,5 +35,6 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		RequireExplicitExec: false,
+		Cmds:                hookCmds(),
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/switches"
 )
 
 func newConfigCmd(app *App) *cobra.Command {
@@ -21,11 +23,13 @@ func newConfigCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			sw := switches.Decide(switchSettings(app.cfg, app.Getenv), id.Root)
 			if app.JSON {
-				return printJSON(app.Out, map[string]any{"file": app.cfg.File, "settings": settings, "project": id})
+				return printJSON(app.Out, map[string]any{"file": app.cfg.File, "settings": settings, "project": id, "switches": sw})
 			}
 			fmt.Fprintf(app.Out, "config file: %s\n", app.cfg.File)
 			fmt.Fprintf(app.Out, "project: %s (%s, root %s)\n", id.Key, id.Source, id.Root)
+			writeSwitches(app, sw)
 			for _, s := range settings {
 				src := s.Source
 				if s.Detail != "" {

@@ -110,6 +110,11 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newUninstallMCPCmd(app),
 		newConfigCmd(app),
 		newVersionCmd(app),
+		newHookCmd(app),
+		newSwitchCmd(app, false),
+		newSwitchCmd(app, true),
+		newInstallCmd(app, false),
+		newInstallCmd(app, true),
 	)
 	wrapArgs(root)
 	return root

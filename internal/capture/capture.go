@@ -1,0 +1,197 @@
+// Package capture turns an editor's tool calls into few, useful observations
+// without a model: file edits become changes, failing commands problems, a
+// passing check after a failure a success, and reads only add to the files a
+// session has read. Every text taken from a tool call passes the privacy
+// filter before anything else looks at it, and the same call always gives the
+// same observation, so repeated events deduplicate in the store.
+package capture
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
+)
+
+// Call is one tool call as an agent reported it, after the hook adapter has
+// found its parts.
+type Call struct {
+	Tool     string          // the agent's tool name: Edit, Bash, apply_patch, replace, edit, ...
+	Input    json.RawMessage // the tool's arguments
+	Response json.RawMessage // what the tool returned (object or string)
+	// Failed is set when the agent says the call failed (PostToolUseFailure).
+	Failed bool
+	// Error is the agent's error text for a failed call.
+	Error string
+}
+
+// Where tells capture where the call happened.
+type Where struct {
+	SessionID    string
+	Root         string // project root: stored paths are relative to it
+	Cwd          string // the session's working directory, for relative paths
+	PromptNumber int
+	AgentType    string
+}
+
+// Result is what a call is worth keeping.
+type Result struct {
+	// Observation is nil when the call is not worth one.
+	Observation *memory.Observation
+	// FilesRead are files the call read or searched, for the session.
+	FilesRead []string
+	// Check is set for a test, build or lint run that passed: it becomes a
+	// success when the session's latest command problem is a failed check.
+	Check *Run
+}
+
+// Run is a command run.
+type Run struct {
+	Command string
+	Failed  bool
+	IsCheck bool // a test, build, lint or type-check command
+}
+
+// Tool kinds.
+const (
+	kindEdit    = "edit"
+	kindWrite   = "write"
+	kindPatch   = "patch"
+	kindCommand = "command"
+	kindRead    = "read"
+	kindSearch  = "search"
+)
+
+var toolKinds = map[string]string{
+	"edit": kindEdit, "multiedit": kindEdit, "replace": kindEdit, "notebookedit": kindEdit,
+	"edit_file": kindEdit, "str_replace": kindEdit, "str_replace_editor": kindEdit,
+	"write": kindWrite, "write_file": kindWrite, "create_file": kindWrite,
+	"apply_patch": kindPatch, "patch": kindPatch,
+	"bash": kindCommand, "shell": kindCommand, "run_shell_command": kindCommand, "exec_command": kindCommand,
+	"local_shell": kindCommand, "container.exec": kindCommand,
+	"read": kindRead, "read_file": kindRead, "read_many_files": kindRead, "notebookread": kindRead, "view": kindRead,
+	"grep": kindSearch, "glob": kindSearch, "ls": kindSearch, "list": kindSearch, "list_directory": kindSearch,
+	"search_file_content": kindSearch, "codesearch": kindSearch,
+}
+
+// Kind reports how capture treats a tool name ("" when it ignores it).
+func Kind(tool string) string { return toolKinds[strings.ToLower(strings.TrimSpace(tool))] }
+
+// Analyze decides what a tool call is worth.
+func Analyze(c Call, w Where) Result {
+	in := decodeObject(c.Input)
+	switch Kind(c.Tool) {
+	case kindEdit:
+		if c.Failed {
+			return Result{}
+		}
+		return observe(editObservation(c, in, w), w)
+	case kindWrite:
+		if c.Failed {
+			return Result{}
+		}
+		return observe(writeObservation(c, in, w), w)
+	case kindPatch:
+		if c.Failed {
+			return Result{}
+		}
+		return observe(patchObservation(c, in, w), w)
+	case kindCommand:
+		return commandResult(c, in, w)
+	case kindRead, kindSearch:
+		return Result{FilesRead: readPaths(c, in, w)}
+	}
+	return Result{}
+}
+
+// observe fills the fields every captured observation shares.
+func observe(o *memory.Observation, w Where) Result {
+	if o == nil {
+		return Result{}
+	}
+	o.SessionID = w.SessionID
+	o.PromptNumber = w.PromptNumber
+	o.AgentType = w.AgentType
+	o.Normalize()
+	if o.Validate() != nil {
+		return Result{}
+	}
+	return Result{Observation: o}
+}
+
+// clean is the privacy filter every extracted text passes first. Texts are
+// bounded before filtering, since capture only keeps short excerpts.
+func clean(s string) string {
+	if len(s) > maxText {
+		s = strings.ToValidUTF8(s[:maxText], "")
+	}
+	return privacy.Filter(s)
+}
+
+const maxText = 64 << 10
+
+// rel makes p relative to the project root when it lies inside it.
+func rel(p string, w Where) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		base := w.Cwd
+		if base == "" {
+			base = w.Root
+		}
+		if base == "" {
+			return filepath.ToSlash(filepath.Clean(p))
+		}
+		p = filepath.Join(base, p)
+	}
+	p = filepath.Clean(p)
+	if w.Root != "" {
+		if r, err := filepath.Rel(w.Root, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+			return filepath.ToSlash(r)
+		}
+	}
+	return filepath.ToSlash(p)
+}
+
+// decodeObject reads a JSON object leniently; anything else gives an empty map.
+func decodeObject(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if len(raw) > 0 && json.Unmarshal(raw, &m) == nil && m != nil {
+		return m
+	}
+	return map[string]any{}
+}
+
+// str returns the first string field among names.
+func str(m map[string]any, names ...string) string {
+	for _, n := range names {
+		if s, ok := m[n].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// firstLine returns the first non-blank line of s, trimmed and cut to max runes.
+func firstLine(s string, max int) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return cut(l, max)
+		}
+	}
+	return ""
+}
+
+// cut shortens s to max runes, marking the cut.
+func cut(s string, max int) string {
+	s = strings.TrimSpace(s)
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return strings.TrimSpace(string(r[:max-1])) + "…"
+}

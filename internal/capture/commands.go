@@ -1,0 +1,348 @@
+package capture
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+type jsonRaw = json.RawMessage
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// rawString returns raw as a JSON string, or "".
+func rawString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// Concepts tagging command observations, so a later passing check can find
+// the failure it resolves.
+const (
+	ConceptCommandFailed = "command-failed"
+	ConceptCheck         = "check"
+)
+
+// output is what a command printed and how it ended, as far as the agent says.
+type output struct {
+	text        string // stdout and stderr (stderr first: errors live there)
+	exitCode    *int
+	interrupted bool
+}
+
+var exitLine = regexp.MustCompile(`(?mi)^\s*(?:exit code|exit status|exited with code)[:\s]+(-?\d+)\s*$`)
+
+// commandOutput reads the response shapes of Claude Code ({stdout, stderr,
+// interrupted}), Gemini ({llmContent, returnDisplay} with an "Exit Code:"
+// line), Codex (a string, or {output, exit_code}) and OpenCode ({output,
+// metadata: {exit}}).
+func commandOutput(c Call) output {
+	var out output
+	if s := rawString(c.Response); s != "" {
+		out.text = s
+	} else {
+		m := decodeObject(c.Response)
+		var parts []string
+		for _, k := range []string{"stderr", "stdout", "output", "llmContent", "aggregated_output", "formatted_output", "error"} {
+			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
+				parts = append(parts, s)
+			}
+		}
+		out.text = strings.Join(parts, "\n")
+		out.interrupted, _ = m["interrupted"].(bool)
+		for _, k := range []string{"exit_code", "exitCode", "exit", "returncode"} {
+			if n, ok := m[k].(float64); ok {
+				code := int(n)
+				out.exitCode = &code
+				break
+			}
+		}
+		if out.exitCode == nil {
+			if md, ok := m["metadata"].(map[string]any); ok {
+				if n, ok := md["exit"].(float64); ok {
+					code := int(n)
+					out.exitCode = &code
+				}
+			}
+		}
+	}
+	if c.Error != "" {
+		out.text = c.Error + "\n" + out.text
+	}
+	if out.exitCode == nil {
+		if m := exitLine.FindStringSubmatch(out.text); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				out.exitCode = &n
+			}
+		}
+	}
+	out.text = clean(clip(out.text))
+	return out
+}
+
+// clipLen bounds how much of a command's output capture reads: errors are
+// printed near the start or the end, and the privacy filter and the failure
+// patterns cost time in proportion to the text.
+const clipLen = 32 << 10
+
+// clip keeps the head and tail of a long output, and cuts very long lines.
+func clip(s string) string {
+	if len(s) > 2*clipLen {
+		s = s[:clipLen] + "\n…\n" + s[len(s)-clipLen:]
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if len(l) > 1000 {
+			lines[i] = strings.ToValidUTF8(l[:1000], "")
+		}
+	}
+	return strings.ToValidUTF8(strings.Join(lines, "\n"), "")
+}
+
+// commandText returns the command of a shell call (a string, or an argv
+// array as Codex sends it).
+func commandText(in map[string]any) string {
+	switch v := in["command"].(type) {
+	case string:
+		return v
+	case []any:
+		parts := make([]string, 0, len(v))
+		for _, p := range v {
+			if s, ok := p.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		// ["bash", "-lc", "go test ./..."] is really the last element.
+		if len(parts) == 3 && (parts[1] == "-lc" || parts[1] == "-c") {
+			return parts[2]
+		}
+		return strings.Join(parts, " ")
+	}
+	return str(in, "cmd", "script")
+}
+
+// commandResult turns a shell call into a problem when it failed, or into a
+// passing check that may resolve an earlier failure.
+func commandResult(c Call, in map[string]any, w Where) Result {
+	cmd := strings.TrimSpace(clean(commandText(in)))
+	if cmd == "" {
+		return Result{}
+	}
+	out := commandOutput(c)
+	if out.interrupted && !c.Failed {
+		return Result{} // the user stopped it: neither a failure nor a pass
+	}
+	check := isCheck(cmd)
+	failed := c.Failed
+	switch {
+	case failed:
+	case out.exitCode != nil:
+		failed = *out.exitCode != 0
+	case readOnly(cmd):
+		failed = false
+	default:
+		failed = looksFailed(out.text)
+	}
+	run := &Run{Command: cmd, Failed: failed, IsCheck: check}
+	if !failed {
+		if check {
+			return Result{Check: run}
+		}
+		return Result{}
+	}
+	errLine := errorLine(out.text)
+	short := cut(firstLine(cmd, 200), 100)
+	o := &memory.Observation{Type: memory.TypeProblem, ToolName: c.Tool}
+	o.Title = "Command failed: " + short
+	if errLine != "" {
+		o.Title = cut(short+" failed: "+errLine, 300)
+	}
+	o.Facts = []string{"command: " + cut(cmd, 500)}
+	if errLine != "" {
+		o.Facts = append(o.Facts, "error: "+errLine)
+	}
+	if out.exitCode != nil {
+		o.Facts = append(o.Facts, fmt.Sprintf("exit code: %d", *out.exitCode))
+	}
+	tests := failingTests(out.text)
+	if len(tests) > 0 {
+		o.Facts = append(o.Facts, "failing tests: "+strings.Join(tests, ", "))
+	}
+	o.Concepts = []string{ConceptCommandFailed}
+	if check {
+		o.Concepts = append(o.Concepts, ConceptCheck)
+	}
+	if desc := clean(str(in, "description")); desc != "" {
+		o.Subtitle = cut(desc, 200)
+	}
+	o.Narrative = "Ran `" + cut(cmd, 500) + "` and it failed"
+	if errLine != "" {
+		o.Narrative += " with: " + errLine
+	}
+	o.Narrative += "."
+	return observe(o, w)
+}
+
+// Success returns the success observation a passing check earns when the
+// session's latest command problem (last) was a failed check, or nil.
+func Success(run Run, last *memory.Observation, w Where, tool string) *memory.Observation {
+	if run.Failed || !run.IsCheck || last == nil || last.Type != memory.TypeProblem || !hasConcept(last, ConceptCheck) {
+		return nil
+	}
+	short := cut(firstLine(run.Command, 200), 100)
+	o := &memory.Observation{Type: memory.TypeSuccess, ToolName: tool,
+		Title:     short + " passes again",
+		Narrative: "After the failure \"" + last.Title + "\", `" + cut(run.Command, 500) + "` passed.",
+		Facts:     []string{"command: " + cut(run.Command, 500), "resolved: " + last.Title},
+		Concepts:  []string{ConceptCheck},
+	}
+	r := observe(o, w)
+	return r.Observation
+}
+
+func hasConcept(o *memory.Observation, c string) bool {
+	for _, x := range o.Concepts {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRe matches test, build, lint and type-check commands.
+var checkRe = regexp.MustCompile(`(?:^|[;&|(]\s*|\s)(?:go (?:test|build|vet|run)|gotestsum|golangci-lint|staticcheck|` +
+	`(?:npm|pnpm|yarn|bun)(?: run)? (?:test|build|lint|check|typecheck)|npx (?:jest|vitest|tsc|eslint|mocha|playwright)|` +
+	`jest|vitest|mocha|tsc|eslint|pytest|python3? -m (?:pytest|unittest)|tox|nox|ruff|mypy|` +
+	`cargo (?:test|build|check|clippy|nextest)|make(?:\s|$)|cmake --build|ninja|mvn|gradle|\./gradlew|` +
+	`dotnet (?:test|build)|rspec|rake|bundle exec (?:rspec|rake)|mix (?:test|compile)|swift (?:test|build)|` +
+	`ctest|bazel (?:test|build)|phpunit|deno (?:test|check)|scripts/test)\b`)
+
+func isCheck(cmd string) bool { return checkRe.MatchString(cmd) }
+
+// readOnlyPrograms print what they find; a match on "error" in their output
+// is data, not a failure.
+var readOnlyPrograms = map[string]bool{
+	"grep": true, "rg": true, "ag": true, "cat": true, "less": true, "head": true, "tail": true, "ls": true,
+	"find": true, "fd": true, "tree": true, "wc": true, "sed": true, "awk": true, "jq": true, "echo": true,
+	"printf": true, "which": true, "file": true, "stat": true, "du": true, "df": true, "git": true, "nl": true,
+	"sort": true, "uniq": true, "diff": true, "pwd": true, "env": true, "type": true, "man": true,
+}
+
+func readOnly(cmd string) bool {
+	seg := cmd
+	if i := strings.LastIndex(seg, "&&"); i >= 0 {
+		seg = seg[i+2:]
+	}
+	fields := strings.Fields(seg)
+	if len(fields) == 0 {
+		return false
+	}
+	return readOnlyPrograms[fields[0]]
+}
+
+// failureRe matches lines that only a failing run prints.
+var failureRe = regexp.MustCompile(`(?m)^(?:--- FAIL|FAIL(?:\s|$)|panic: |Traceback \(most recent call last\)|npm ERR!|` +
+	`error(?:\[E\d+\])?: |Error: |fatal: |make(?:\[\d+\])?: \*\*\*|FAILED|BUILD FAILED|` +
+	`\S+\.\w+:\d+:\d+: |.*: command not found$|.*: No such file or directory$|` +
+	`(?:Tests?|Test Suites):\s+\d+ failed|=+ .*\b\d+ (?:failed|errors?)\b.*=+$|E\s{3}\S)`)
+
+func looksFailed(text string) bool { return failureRe.MatchString(text) }
+
+// noiseRe matches lines that say a run failed without saying why.
+var noiseRe = regexp.MustCompile(`^(?:FAIL(?:\s.*)?|--- FAIL: .*|=== RUN .*|exit status \d+|Exit Code: .*|` +
+	`Command exited with.*|Command: .*|Directory: .*|Error: \(none\)|ok\s.*|PASS|` +
+	`make(?:\[\d+\])?: \*\*\*.*|npm ERR! (?:code|path|errno|command|A complete log).*|=+.*=+|-+|\s*at .*)$`)
+
+// meaningfulRe matches lines that say why: a message at a position in a file,
+// an error or panic message, an exception.
+var meaningfulRe = regexp.MustCompile(`(?i)(?:\S+\.\w+:\d+(?::\d+)?:\s*\S|^panic: |\berror\b|\bexception\b|\bfailed\b|` +
+	`\bcannot\b|\bundefined\b|not found|no such file|\bexpected\b|\bwant\b|^E\s+\S|^\w+(?:Error|Exception): )`)
+
+// errorLine picks the first line of output that says why a run failed.
+func errorLine(text string) string {
+	lines := strings.Split(text, "\n")
+	// Python: the exception is the last line of a traceback.
+	for i, l := range lines {
+		if strings.HasPrefix(l, "Traceback (most recent call last)") {
+			for j := i + 1; j < len(lines); j++ {
+				t := strings.TrimSpace(lines[j])
+				if t != "" && !strings.HasPrefix(lines[j], " ") && !strings.HasPrefix(t, "File ") {
+					return cut(t, 200)
+				}
+			}
+		}
+	}
+	var fallback string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		for _, p := range []string{"Stdout:", "Stderr:"} { // Gemini's labelled output
+			t = strings.TrimSpace(strings.TrimPrefix(t, p))
+		}
+		if t == "" || noiseRe.MatchString(t) {
+			continue
+		}
+		if meaningfulRe.MatchString(t) {
+			return cut(t, 200)
+		}
+		if fallback == "" {
+			fallback = t
+		}
+	}
+	return cut(fallback, 200)
+}
+
+var failTestRe = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)|^FAILED (\S+)|^\s*✕ (.+?)(?: \(\d+ ?ms\))?$`)
+
+// failingTests lists up to five failing test names.
+func failingTests(text string) []string {
+	var out []string
+	for _, m := range failTestRe.FindAllStringSubmatch(text, -1) {
+		for _, g := range m[1:] {
+			if g != "" {
+				out = append(out, strings.TrimSpace(g))
+			}
+		}
+	}
+	out = memory.CleanList(out)
+	if len(out) > 5 {
+		out = out[:5]
+	}
+	return out
+}
+
+// readPaths lists the files and folders a read or search call looked at.
+func readPaths(c Call, in map[string]any, w Where) []string {
+	var paths []string
+	add := func(p string) {
+		if p = rel(clean(p), w); p != "" && p != "." {
+			paths = append(paths, p)
+		}
+	}
+	add(str(in, "file_path", "filePath", "absolute_path", "notebook_path", "path", "dir_path"))
+	if list, ok := in["paths"].([]any); ok {
+		for _, p := range list {
+			if s, ok := p.(string); ok {
+				add(s)
+			}
+		}
+	}
+	resp := decodeObject(c.Response)
+	if list, ok := resp["filenames"].([]any); ok { // Claude's Grep and Glob
+		for i, p := range list {
+			if i == 20 {
+				break
+			}
+			if s, ok := p.(string); ok {
+				add(s)
+			}
+		}
+	}
+	return memory.CleanList(paths)
+}

@@ -1,0 +1,99 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// claude speaks Claude Code's hook protocol, which Codex CLI shares.
+type claude struct {
+	agent      string
+	projectEnv string
+}
+
+type claudeEvent struct {
+	SessionID    json.RawMessage `json:"session_id"`
+	Cwd          json.RawMessage `json:"cwd"`
+	Event        json.RawMessage `json:"hook_event_name"`
+	Source       json.RawMessage `json:"source"`
+	Prompt       json.RawMessage `json:"prompt"`
+	ToolName     json.RawMessage `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	Error        json.RawMessage `json:"error"`
+	LastMessage  json.RawMessage `json:"last_assistant_message"`
+	AgentID      json.RawMessage `json:"agent_id"`
+	AgentType    json.RawMessage `json:"agent_type"`
+}
+
+func (c claude) Agent() string { return c.agent }
+
+func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
+	var e claudeEvent
+	if err := decodeLenient(data, &e); err != nil {
+		return Event{}, err
+	}
+	ev := Event{Agent: c.agent, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
+		Source: text(e.Source), AgentType: text(e.AgentType)}
+	if c.projectEnv != "" {
+		ev.ProjectDir = getenv(c.projectEnv)
+	}
+	// A subagent's events carry the parent's session id and its own agent id:
+	// it gets a session of its own, attached to the parent.
+	if id := text(e.AgentID); id != "" && ev.SessionID != "" {
+		ev.ParentID = ev.SessionID
+		ev.SessionID = ev.SessionID + ":" + id
+	}
+	switch ev.Name {
+	case "SessionStart":
+		ev.Kind = KindSessionStart
+		if ev.Source == "compact" {
+			ev.Kind = KindCompacted
+		}
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
+	case "PostToolUse", "PostToolUseFailure":
+		ev.Kind = KindTool
+		ev.Call.Tool = text(e.ToolName)
+		ev.Call.Input, ev.Call.Response = e.ToolInput, e.ToolResponse
+		ev.Call.Failed = ev.Name == "PostToolUseFailure"
+		ev.Call.Error = text(e.Error)
+	case "PreCompact":
+		ev.Kind = KindPreCompact
+	case "Stop":
+		ev.Kind, ev.Message = KindStop, text(e.LastMessage)
+	case "SubagentStop":
+		ev.Kind, ev.Message = KindSubagentStop, text(e.LastMessage)
+	case "SessionEnd":
+		ev.Kind = KindSessionEnd
+	}
+	return ev, nil
+}
+
+// Encode answers with hookSpecificOutput.additionalContext where the event
+// accepts context, and with nothing otherwise.
+func (c claude) Encode(ev Event, r Reply) []byte {
+	if r.Context == "" {
+		return nil
+	}
+	switch ev.Name {
+	case "SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure":
+	default:
+		return nil
+	}
+	return additionalContext(ev.Name, r.Context)
+}
+
+func additionalContext(event, ctx string) []byte {
+	return marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": event, "additionalContext": ctx}})
+}
+
+// marshal encodes a reply without escaping <, > and & (recall blocks are XML).
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,112 @@
+// Package hook connects editors to mem: one adapter per agent decodes the
+// event an editor writes on stdin (leniently: unknown fields are ignored and
+// missing ones tolerated), a Handler does what the event calls for, and the
+// adapter encodes the reply the editor expects. Run wraps it all so that a
+// hook never fails the editor: it always answers in time, with a valid reply
+// or nothing.
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/memhq/mem/internal/capture"
+)
+
+// Kind is what an event means, whatever the agent calls it.
+type Kind string
+
+// Event kinds.
+const (
+	KindSessionStart Kind = "session-start" // a session starts, resumes or is cleared
+	KindCompacted    Kind = "compacted"     // the context was (or is being) compacted: give the compaction block
+	KindPrompt       Kind = "prompt"        // the user submitted a prompt
+	KindTool         Kind = "tool"          // a tool call finished (or failed)
+	KindPreCompact   Kind = "pre-compact"   // compaction is about to happen: checkpoint
+	KindStop         Kind = "stop"          // the agent finished a turn
+	KindSubagentStop Kind = "subagent-stop" // a subagent finished
+	KindSessionEnd   Kind = "session-end"   // the session ends
+	KindSystem       Kind = "system"        // OpenCode asks for the session's block again
+	KindIgnored      Kind = ""              // an event mem has nothing to do for
+)
+
+// Agent names, as stored in sessions.agent.
+const (
+	AgentClaude   = "claude-code"
+	AgentCodex    = "codex"
+	AgentGemini   = "gemini"
+	AgentOpenCode = "opencode"
+)
+
+// Event is an editor event in mem's terms.
+type Event struct {
+	Agent      string
+	Name       string // the agent's own event name, for replies and logs
+	Kind       Kind
+	SessionID  string
+	ParentID   string // the parent session of a subagent's session
+	AgentType  string
+	Cwd        string
+	ProjectDir string // the editor's project root, when it says
+	Source     string // startup, resume, clear, compact
+	Prompt     string
+	Call       capture.Call
+	Message    string // the agent's last message (Stop, AfterAgent)
+}
+
+// Reply is what mem answers.
+type Reply struct {
+	// Context is text for the agent's context; empty for none.
+	Context string
+}
+
+// Adapter speaks one agent's hook protocol.
+type Adapter interface {
+	// Agent is the agent's name (sessions.agent).
+	Agent() string
+	// Decode reads an event; getenv gives the hook's environment.
+	Decode(data []byte, getenv func(string) string) (Event, error)
+	// Encode renders a reply, or returns nil when the agent wants no output.
+	Encode(ev Event, r Reply) []byte
+}
+
+// Adapters returns the adapter for each accepted `mem hook` argument.
+func Adapters() map[string]Adapter {
+	return map[string]Adapter{
+		"claude":      claude{agent: AgentClaude, projectEnv: "CLAUDE_PROJECT_DIR"},
+		"claude-code": claude{agent: AgentClaude, projectEnv: "CLAUDE_PROJECT_DIR"},
+		"codex":       claude{agent: AgentCodex},
+		"gemini":      gemini{},
+		"opencode":    opencode{},
+	}
+}
+
+// ErrEmpty is returned for an empty event.
+var ErrEmpty = errors.New("empty event")
+
+// decodeLenient unmarshals data into v, accepting fields of the wrong type
+// (they are left empty) but not malformed JSON.
+func decodeLenient(data []byte, v any) error {
+	if len(data) == 0 {
+		return ErrEmpty
+	}
+	err := json.Unmarshal(data, v)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return nil // a field of the wrong type: left empty
+	}
+	return err
+}
+
+// text reads a JSON value that should be a string; anything else is "".
+func text(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func captureCall(tool string, input, response json.RawMessage, errText string) capture.Call {
+	return capture.Call{Tool: tool, Input: input, Response: response, Failed: errText != "", Error: errText}
+}

@@ -1,0 +1,58 @@
+package hook
+
+import "encoding/json"
+
+// gemini speaks Gemini CLI's hook protocol: Claude-like JSON under other
+// event names (BeforeAgent, AfterTool, PreCompress, AfterAgent).
+type gemini struct{}
+
+type geminiEvent struct {
+	claudeEvent
+	PromptResponse json.RawMessage `json:"prompt_response"`
+	Trigger        json.RawMessage `json:"trigger"`
+}
+
+func (gemini) Agent() string { return AgentGemini }
+
+func (gemini) Decode(data []byte, getenv func(string) string) (Event, error) {
+	var e geminiEvent
+	if err := decodeLenient(data, &e); err != nil {
+		return Event{}, err
+	}
+	ev := Event{Agent: AgentGemini, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
+		Source: text(e.Source), ProjectDir: getenv("GEMINI_PROJECT_DIR")}
+	if ev.Source == "" {
+		ev.Source = text(e.Trigger)
+	}
+	switch ev.Name {
+	case "SessionStart":
+		ev.Kind = KindSessionStart
+	case "BeforeAgent":
+		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
+	case "AfterTool":
+		ev.Kind = KindTool
+		ev.Call.Tool = text(e.ToolName)
+		ev.Call.Input, ev.Call.Response = e.ToolInput, e.ToolResponse
+		ev.Call.Error = text(e.Error)
+	case "PreCompress":
+		// Gemini takes no context here: checkpoint now, and give the
+		// compaction block with the next prompt.
+		ev.Kind = KindPreCompact
+	case "AfterAgent":
+		ev.Kind, ev.Message = KindStop, text(e.PromptResponse)
+	case "SessionEnd":
+		ev.Kind = KindSessionEnd
+	}
+	return ev, nil
+}
+
+func (gemini) Encode(ev Event, r Reply) []byte {
+	if r.Context == "" {
+		return nil
+	}
+	switch ev.Name {
+	case "SessionStart", "BeforeAgent", "AfterTool":
+		return additionalContext(ev.Name, r.Context)
+	}
+	return nil
+}

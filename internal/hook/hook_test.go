@@ -1,0 +1,194 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/switches"
+)
+
+// rig is a handler on a real temporary database with fake features.
+type rig struct {
+	db      *store.DB
+	h       *Handler
+	modes   []string
+	summary []string
+	log     bytes.Buffer
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "mem.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	r := &rig{db: db}
+	r.h = &Handler{
+		Open:     func(context.Context) (*store.DB, error) { return db, nil },
+		Project:  func(dir string) (project.Identity, error) { return project.Identity{Key: "p", Root: dir}, nil },
+		Switches: func(string) switches.Decision { return switches.Decision{Inject: true, Capture: true} },
+		Recall: func(_ context.Context, _ *store.DB, s memory.Session, mode string) (string, error) {
+			r.modes = append(r.modes, mode)
+			return "<memory_context mode=\"" + mode + "\" session=\"" + s.ID + "\"/>", nil
+		},
+		Summarize: func(_ context.Context, _ *store.DB, id string, _ time.Time) error {
+			r.summary = append(r.summary, id)
+			return nil
+		},
+		MaxChars: 10000,
+		Logf:     func(f string, a ...any) { r.log.WriteString(f + "\n") },
+	}
+	return r
+}
+
+func (r *rig) run(t *testing.T, agent, event string) string {
+	t.Helper()
+	var out bytes.Buffer
+	var errw bytes.Buffer
+	run := &Runner{Adapter: Adapters()[agent], Handler: r.h, Deadline: 2 * time.Second,
+		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
+	if !run.Run(context.Background(), strings.NewReader(event), &out) {
+		t.Fatalf("hook did not finish: %s", errw.String())
+	}
+	if errw.Len() > 0 {
+		t.Logf("log: %s", errw.String())
+	}
+	if out.Len() > 0 && !json.Valid(out.Bytes()) {
+		t.Fatalf("invalid reply %q", out.String())
+	}
+	return out.String()
+}
+
+func TestRecallBlocksPerAgent(t *testing.T) {
+	r := newRig(t)
+	got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
+	want := `{"hookSpecificOutput":{"additionalContext":"<memory_context mode=\"start\" session=\"s1\"/>","hookEventName":"SessionStart"}}` + "\n"
+	if got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	if got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart","source":"compact"}`); !strings.Contains(got, `mode=\"compact\"`) {
+		t.Fatalf("compact start: %s", got)
+	}
+	if got := r.run(t, "opencode", `{"event":"compacting","sessionID":"o1","directory":"/w"}`); got != `{"context":"<memory_context mode=\"compact\" session=\"o1\"/>"}`+"\n" {
+		t.Fatalf("opencode compacting: %s", got)
+	}
+	if len(r.summary) != 1 || r.summary[0] != "o1" {
+		t.Fatalf("opencode compacting should checkpoint first: %v", r.summary)
+	}
+	if got := r.run(t, "codex", `{"session_id":"c1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`); !strings.Contains(got, "additionalContext") {
+		t.Fatalf("codex start: %s", got)
+	}
+}
+
+func TestGeminiCompactionBlockComesWithTheNextPrompt(t *testing.T) {
+	r := newRig(t)
+	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
+	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress","trigger":"auto"}`); got != "" {
+		t.Fatalf("PreCompress takes no context, got %s", got)
+	}
+	if len(r.summary) != 1 {
+		t.Fatalf("PreCompress should checkpoint: %v", r.summary)
+	}
+	got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"go on"}`)
+	if !strings.Contains(got, `"hookEventName":"BeforeAgent"`) || !strings.Contains(got, `mode=\"compact\"`) {
+		t.Fatalf("BeforeAgent after compression: %s", got)
+	}
+	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"and again"}`); got != "" {
+		t.Fatalf("the compaction block comes once, got %s", got)
+	}
+}
+
+func TestSessionEndEndsAndSummarizes(t *testing.T) {
+	r := newRig(t)
+	r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
+	r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"SessionEnd","reason":"exit"}`)
+	s, err := r.db.Session(context.Background(), "s1")
+	if err != nil || s.Status != memory.StatusEnded {
+		t.Fatalf("status %q, err %v", s.Status, err)
+	}
+	if strings.Join(r.summary, ",") != "s1" {
+		t.Fatalf("summarized %v", r.summary)
+	}
+	// A session mem never saw is not created just to be ended.
+	r.run(t, "claude", `{"session_id":"ghost","cwd":"/w","hook_event_name":"SessionEnd"}`)
+	if _, err := r.db.Session(context.Background(), "ghost"); err == nil {
+		t.Fatal("ghost session created")
+	}
+}
+
+func TestOverlongContextIsLeftOut(t *testing.T) {
+	r := newRig(t)
+	r.h.MaxChars = 20
+	if got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`); got != "" {
+		t.Fatalf("a block over the cap must not be sent, got %s", got)
+	}
+	if !strings.Contains(r.log.String(), "over the cap") {
+		t.Fatalf("log: %s", r.log.String())
+	}
+}
+
+func TestPromptContextHook(t *testing.T) {
+	r := newRig(t)
+	r.h.Context = func(_ context.Context, _ *store.DB, s memory.Session, ev Event) (string, error) {
+		return "pending for " + s.ID + " at prompt " + string(rune('0'+s.PromptCount)), nil
+	}
+	got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi"}`)
+	if !strings.Contains(got, `"additionalContext":"pending for s1 at prompt 1"`) {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestDeadlineGivesNoContext(t *testing.T) {
+	r := newRig(t)
+	r.h.Recall = func(ctx context.Context, _ *store.DB, _ memory.Session, _ string) (string, error) {
+		<-ctx.Done() // a recall that never finishes in time
+		time.Sleep(10 * time.Millisecond)
+		return "late", nil
+	}
+	var out, errw bytes.Buffer
+	run := &Runner{Adapter: Adapters()["claude"], Handler: r.h, Deadline: 100 * time.Millisecond,
+		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
+	start := time.Now()
+	run.Run(context.Background(), strings.NewReader(`{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart"}`), &out)
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("took %s", took)
+	}
+	if out.Len() != 0 || !strings.Contains(errw.String(), "deadline") {
+		t.Fatalf("out %q, log %q", out.String(), errw.String())
+	}
+}
+
+func TestPanicIsRecovered(t *testing.T) {
+	r := newRig(t)
+	r.h.Recall = func(context.Context, *store.DB, memory.Session, string) (string, error) { panic("boom") }
+	var out, errw bytes.Buffer
+	run := &Runner{Adapter: Adapters()["claude"], Handler: r.h, Deadline: time.Second,
+		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
+	run.Run(context.Background(), strings.NewReader(`{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart"}`), &out)
+	if out.Len() != 0 || !strings.Contains(errw.String(), "panic: boom") {
+		t.Fatalf("out %q, log %q", out.String(), errw.String())
+	}
+}
+
+func TestCaptureOffStoresNothingButInjects(t *testing.T) {
+	r := newRig(t)
+	r.h.Switches = func(string) switches.Decision { return switches.Decision{Inject: true} }
+	got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart"}`)
+	if !strings.Contains(got, "memory_context") {
+		t.Fatalf("got %s", got)
+	}
+	r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"x"}`)
+	if _, err := r.db.Session(context.Background(), "s1"); err == nil {
+		t.Fatal("session stored with capture off")
+	}
+}

@@ -1,0 +1,153 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MaxEvent is the largest event read from stdin; a larger one is dropped
+// (logged), since no tool result worth remembering needs more.
+const MaxEvent = 64 << 20
+
+// Runner runs one hook invocation: read the event, handle it, write the
+// reply. It never fails: every problem is logged and the editor gets a
+// valid reply or nothing, within the deadline.
+type Runner struct {
+	Adapter  Adapter
+	Handler  *Handler
+	Deadline time.Duration
+	Getenv   func(string) string
+	Log      *Logger
+	// Started is when the process started; the deadline counts from it.
+	Started time.Time
+}
+
+type outcome struct {
+	ev    Event
+	reply []byte
+	err   error
+}
+
+// Run reads the event from in and writes the reply to out. It reports
+// whether the handling finished (false when the deadline cut it short).
+func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
+	start := r.Started
+	if start.IsZero() {
+		start = time.Now()
+	}
+	ctx, cancel := context.WithDeadline(ctx, start.Add(r.Deadline))
+	defer cancel()
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o = outcome{ev: o.ev, err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+			}
+			done <- o
+		}()
+		o = r.handle(ctx, in)
+	}()
+	select {
+	case o := <-done:
+		if o.ev.Agent == "" {
+			o.ev.Agent = r.Adapter.Agent()
+		}
+		if o.err != nil {
+			r.Log.Printf(o.ev, "%v", o.err)
+		}
+		if ctx.Err() != nil && len(o.reply) > 0 {
+			// It finished, but too late to be of use: nothing rather than a late answer.
+			r.Log.Printf(o.ev, "answered after the deadline of %s: reply dropped", r.Deadline)
+			return true
+		}
+		if len(o.reply) > 0 {
+			if _, err := out.Write(append(o.reply, '\n')); err != nil {
+				r.Log.Printf(o.ev, "writing the reply: %v", err)
+			}
+		}
+		return true
+	case <-ctx.Done():
+		r.Log.Printf(Event{Agent: r.Adapter.Agent()}, "no answer within the deadline of %s: replied with nothing", r.Deadline)
+		return false
+	}
+}
+
+func (r *Runner) handle(ctx context.Context, in io.Reader) outcome {
+	data, err := io.ReadAll(io.LimitReader(in, MaxEvent+1))
+	if err != nil {
+		return outcome{err: fmt.Errorf("reading the event: %w", err)}
+	}
+	if len(data) > MaxEvent {
+		return outcome{err: fmt.Errorf("event larger than %d MiB: ignored", MaxEvent>>20)}
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return outcome{err: errors.New("empty event: ignored")}
+	}
+	ev, err := r.Adapter.Decode(data, r.Getenv)
+	if err != nil {
+		return outcome{err: fmt.Errorf("decoding the event: %w", err)}
+	}
+	if ev.Kind == KindIgnored {
+		return outcome{ev: ev}
+	}
+	reply, err := r.Handler.Handle(ctx, ev)
+	if err != nil {
+		// Whatever was done stays done; the reply still goes out if there is one.
+		return outcome{ev: ev, reply: r.Adapter.Encode(ev, reply), err: err}
+	}
+	return outcome{ev: ev, reply: r.Adapter.Encode(ev, reply)}
+}
+
+// Logger writes hook problems to stderr and appends them to a log file.
+type Logger struct {
+	Err  io.Writer
+	Path string
+	Now  func() time.Time
+	mu   sync.Mutex
+}
+
+// Printf logs one line about ev.
+func (l *Logger) Printf(ev Event, format string, args ...any) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now
+	if l.Now != nil {
+		now = l.Now
+	}
+	where := ev.Agent
+	if ev.Name != "" {
+		where += " " + ev.Name
+	}
+	if ev.SessionID != "" {
+		where += " session " + ev.SessionID
+	}
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	line := fmt.Sprintf("%s mem hook %s: %s\n", now().UTC().Format(time.RFC3339), where, msg)
+	if l.Err != nil {
+		io.WriteString(l.Err, line)
+	}
+	if l.Path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(l.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	io.WriteString(f, line)
+}

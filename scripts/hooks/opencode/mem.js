@@ -1,0 +1,137 @@
+// mem for OpenCode (@memhq/mem opencode plugin).
+//
+// OpenCode has no command hooks, so this plugin shells out to `mem hook
+// opencode` with a small JSON payload and reads {"context": "..."} back. It
+// gives each session mem's recall block through the system prompt (cached
+// per session, since the transform runs on every model request), adds the
+// compaction block when OpenCode compacts, and forwards user messages and
+// tool results so that mem records them. Nothing here may break OpenCode:
+// every failure (mem missing, slow, crashing) ends as "no context".
+
+import { spawn } from "node:child_process";
+
+const DEFAULT_BIN = "__MEM_BIN__";
+const TIMEOUT_MS = 5000;
+
+function memBin() {
+  const env = process.env.MEM_BIN;
+  if (env) return env;
+  return DEFAULT_BIN.startsWith("__") ? "mem" : DEFAULT_BIN;
+}
+
+// callMem sends one payload to `mem hook opencode` and resolves with the
+// reply object, or null on any failure. It never rejects.
+function callMem(payload) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(memBin(), ["hook", "opencode"], { stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      resolve(null);
+      return;
+    }
+    let out = "";
+    let settled = false;
+    const done = (v) => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(v);
+      }
+    };
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      done(null);
+    }, TIMEOUT_MS);
+    child.on("error", () => done(null));
+    child.stdout.on("data", (d) => {
+      out += d;
+    });
+    child.on("close", () => {
+      if (!out.trim()) return done(null);
+      try {
+        done(JSON.parse(out));
+      } catch {
+        done(null);
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+function textOf(parts) {
+  return (parts || [])
+    .filter((p) => p && p.type === "text" && !p.synthetic && typeof p.text === "string")
+    .map((p) => p.text)
+    .join("\n");
+}
+
+export const MemPlugin = async ({ directory } = {}) => {
+  const blocks = new Map(); // sessionID -> recall block ("" when none)
+  const pending = new Map(); // sessionID -> prompt-time context for the next request
+  const base = (sessionID, dir) => ({ sessionID, directory: dir || directory || process.cwd() });
+
+  return {
+    event: async ({ event } = {}) => {
+      const props = (event && event.properties) || {};
+      const info = props.info || {};
+      switch (event && event.type) {
+        case "session.created": {
+          const reply = await callMem({ event: "session.created", ...base(info.id, info.directory), parentID: info.parentID });
+          blocks.set(info.id, (reply && reply.context) || "");
+          break;
+        }
+        case "session.idle":
+          await callMem({ event: "session.idle", ...base(props.sessionID) });
+          break;
+        case "session.deleted":
+          blocks.delete(info.id);
+          pending.delete(info.id);
+          await callMem({ event: "session.deleted", ...base(info.id, info.directory) });
+          break;
+      }
+    },
+
+    "experimental.chat.system.transform": async (input, output) => {
+      const id = input && input.sessionID;
+      if (!id || !output || !Array.isArray(output.system)) return;
+      if (!blocks.has(id)) {
+        // The plugin started after the session did: ask for the block once.
+        const reply = await callMem({ event: "system", ...base(id) });
+        blocks.set(id, (reply && reply.context) || "");
+      }
+      const block = blocks.get(id);
+      if (block) output.system.push(block);
+      const extra = pending.get(id);
+      if (extra) {
+        output.system.push(extra);
+        pending.delete(id);
+      }
+    },
+
+    "experimental.session.compacting": async (input, output) => {
+      const reply = await callMem({ event: "compacting", ...base(input && input.sessionID) });
+      if (reply && reply.context && output && Array.isArray(output.context)) output.context.push(reply.context);
+    },
+
+    "chat.message": async (input, output) => {
+      const text = textOf(output && output.parts);
+      if (!input || !input.sessionID || !text) return;
+      const reply = await callMem({ event: "chat.message", ...base(input.sessionID), agent: input.agent, text });
+      if (reply && reply.context) pending.set(input.sessionID, reply.context);
+    },
+
+    "tool.execute.after": async (input, output) => {
+      if (!input || !input.sessionID) return;
+      await callMem({
+        event: "tool.execute.after",
+        ...base(input.sessionID),
+        tool: input.tool,
+        args: input.args,
+        output: output && typeof output.output === "string" ? output.output : undefined,
+        metadata: output && output.metadata,
+      });
+    },
+  };
+};
