@@ -26,7 +26,7 @@ type ContextOutput struct {
 }
 
 func (s *Server) addContextTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:  "recent_context",
 		Title: "Recent memory context",
 		Description: `Return the project's memory block for a token budget: recent session summaries and the most relevant observations as a compact index, the same block injected at session start (mem inject).

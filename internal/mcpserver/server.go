@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -132,4 +133,23 @@ func (s *Server) toolError(tool string, err error) error {
 		return fmt.Errorf("%s: cancelled", tool)
 	}
 	return fmt.Errorf("%s failed: %w", tool, err)
+}
+
+// addTool registers a typed tool whose handler cannot take the server down:
+// a panic becomes a tool error, so one bad call never ends the agent's session.
+func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
+	mcp.AddTool(s.mcp, t, recovering(s.opts.Logger, t.Name, h))
+}
+
+func recovering[In, Out any](log *slog.Logger, name string, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
+				var zero Out
+				res, out, err = nil, zero, fmt.Errorf("%s failed: internal error (see the server's log)", name)
+			}
+		}()
+		return h(ctx, req, in)
+	}
 }

@@ -43,6 +43,9 @@ func seed(t testing.TB, db *store.DB) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := db.AddPrompt(ctx, "s1", "Why do hooks fail with database is locked?", t0.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
 	for i, o := range []memory.Observation{
 		{SessionID: "s1", Type: "decision", Title: "Use WAL journal mode for concurrent hooks",
 			Narrative: "Hooks run in parallel; WAL lets readers proceed while one writer commits.",
@@ -351,4 +354,20 @@ func testFileResource(t *testing.T, start starter) {
 			}
 		})
 	}
+}
+
+func TestPanickingToolIsAToolError(t *testing.T) {
+	db, _ := openDB(t)
+	srv := newServer(t, db, "")
+	addTool(srv, &mcp.Tool{Name: "boom", Description: "panics"}, func(context.Context, *mcp.CallToolRequest, GetInput) (*mcp.CallToolResult, GetOutput, error) {
+		panic("boom")
+	})
+	cs := connect(t, srv)
+	res := call(t, cs, "boom", map[string]any{"ids": []int{1}})
+	if !res.IsError || !strings.Contains(text(res), "boom failed: internal error") {
+		t.Errorf("got IsError=%v %q", res.IsError, text(res))
+	}
+	// The server still answers.
+	var out SaveOutput
+	structured(t, call(t, cs, "save_observation", map[string]any{"type": "note", "title": "still alive"}), &out)
 }

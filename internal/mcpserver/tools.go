@@ -48,7 +48,7 @@ type SaveOutput struct {
 }
 
 func (s *Server) addTools() {
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:  "get_observations",
 		Title: "Get full observations",
 		Description: `Return the full records (narrative, facts, concepts, files, session, date) of observations by id.
@@ -56,7 +56,7 @@ This is the LAST step of the memory workflow: search -> timeline -> get_observat
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
 	}, s.getObservations)
 
-	mcp.AddTool(s.mcp, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:  "save_observation",
 		Title: "Save an observation",
 		Description: `Save something worth remembering in later sessions of this project, and get its id.
