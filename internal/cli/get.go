@@ -13,9 +13,10 @@ import (
 func newGetCmd(app *App) *cobra.Command {
 	return &cobra.Command{
 		Use:   "get ID...",
-		Short: "Print full records: observations (123, #123) and summaries (S12)",
+		Short: "Print full records: observations (123, #123), summaries (S12) and prompts (P7)",
 		Long: `Print the full records behind ids from the memory index or a search: an observation by its
-number (123 or #123), a summary by S and its number (S12). An unknown id is an error (exit 2).`,
+number (123 or #123), a summary by S and its number (S12), a prompt by P and its number (P7).
+An unknown id is an error (exit 2).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runGet(cmd.Context(), app, args)
@@ -28,6 +29,7 @@ type getResult struct {
 	Kind        string              `json:"kind"`
 	Observation *memory.Observation `json:"observation,omitempty"`
 	Summary     *memory.Summary     `json:"summary,omitempty"`
+	Prompt      *memory.Prompt      `json:"prompt,omitempty"`
 }
 
 func runGet(ctx context.Context, app *App, args []string) error {
@@ -39,7 +41,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 			return err
 		}
 		refs = append(refs, r)
-		if !r.Summary {
+		if !r.Summary && !r.Prompt {
 			obsIDs = append(obsIDs, r.ID)
 		}
 	}
@@ -57,6 +59,14 @@ func runGet(ctx context.Context, app *App, args []string) error {
 	}
 	out := make([]getResult, 0, len(refs))
 	for _, r := range refs {
+		if r.Prompt {
+			p, err := db.Prompt(ctx, r.ID)
+			if err != nil {
+				return err
+			}
+			out = append(out, getResult{Kind: memory.KindPrompt, Prompt: &p})
+			continue
+		}
 		if !r.Summary {
 			out = append(out, getResult{Kind: memory.KindObservation, Observation: byID[r.ID]})
 			continue
@@ -74,9 +84,12 @@ func runGet(ctx context.Context, app *App, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(app.Out)
 		}
-		if r.Observation != nil {
+		switch {
+		case r.Observation != nil:
 			writeObservation(app.Out, *r.Observation)
-		} else {
+		case r.Prompt != nil:
+			writePrompt(app.Out, *r.Prompt)
+		default:
 			writeSummary(app.Out, *r.Summary)
 		}
 	}
@@ -118,4 +131,12 @@ func writeSummary(w io.Writer, s memory.Summary) {
 	listField(w, "files", s.Files)
 	field(w, "text", s.Text)
 	field(w, "uuid", s.UUID)
+}
+
+func writePrompt(w io.Writer, p memory.Prompt) {
+	fmt.Fprintf(w, "P%d prompt %d of session %s\n", p.ID, p.PromptNumber, p.SessionID)
+	field(w, "date", stamp(p.CreatedAt))
+	field(w, "project", p.Project)
+	field(w, "text", p.Text)
+	field(w, "uuid", p.UUID)
 }

@@ -98,6 +98,8 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newObserveCmd(app),
 		newPromptCmd(app),
 		newGetCmd(app),
+		newSearchCmd(app),
+		newTimelineCmd(app),
 		newInjectCmd(app),
 		newForgetCmd(app),
 		newExportCmd(app),

@@ -1,0 +1,133 @@
+package search
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Span is a stretch of time a query names: a day, a month or a year.
+type Span struct {
+	From, To time.Time // [From, To)
+	// Precision is how specific the span is: 1 for a day, 0.5 for a
+	// month, 0.25 for a year.
+	Precision float64
+}
+
+// Contains reports whether t falls in the span.
+func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(s.To) }
+
+var months = map[string]time.Month{}
+
+func init() {
+	for m := time.January; m <= time.December; m++ {
+		name := strings.ToLower(m.String())
+		months[name] = m
+		months[name[:3]] = m
+	}
+	months["sept"] = time.September
+}
+
+const monthRe = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
+
+var (
+	isoDate   = regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`)
+	dayMonth  = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `\.?,?\s+(\d{4})\b`)
+	monthDay  = regexp.MustCompile(`(?i)\b` + monthRe + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
+	monthYear = regexp.MustCompile(`(?i)\b` + monthRe + `\.?,?\s+(?:of\s+)?(\d{4})\b`)
+	yearOnly  = regexp.MustCompile(`\b(19\d\d|20\d\d)\b`)
+)
+
+// Dates finds the dates a query names (2023-10-13, 13 October 2023,
+// October 13, 2023, October 2023, 2023), most specific first, each stretch
+// of text read once. Impossible dates are ignored.
+func Dates(text string) []Span {
+	if len(text) > 4096 {
+		text = text[:4096]
+	}
+	var out []Span
+	used := make([]bool, len(text))
+	take := func(loc []int) bool {
+		for i := loc[0]; i < loc[1]; i++ {
+			if used[i] {
+				return false
+			}
+		}
+		for i := loc[0]; i < loc[1]; i++ {
+			used[i] = true
+		}
+		return true
+	}
+	day := func(y, m, d int) {
+		if m < 1 || m > 12 || d < 1 || d > 31 {
+			return
+		}
+		from := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
+		if from.Day() != d {
+			return
+		}
+		out = append(out, Span{From: from, To: from.AddDate(0, 0, 1), Precision: 1})
+	}
+	for _, loc := range isoDate.FindAllStringSubmatchIndex(text, -1) {
+		if take(loc) {
+			day(atoi(text[loc[2]:loc[3]]), atoi(text[loc[4]:loc[5]]), atoi(text[loc[6]:loc[7]]))
+		}
+	}
+	for _, loc := range dayMonth.FindAllStringSubmatchIndex(text, -1) {
+		if take(loc) {
+			day(atoi(text[loc[6]:loc[7]]), int(months[strings.ToLower(text[loc[4]:loc[5]])]), atoi(text[loc[2]:loc[3]]))
+		}
+	}
+	for _, loc := range monthDay.FindAllStringSubmatchIndex(text, -1) {
+		if take(loc) {
+			day(atoi(text[loc[6]:loc[7]]), int(months[strings.ToLower(text[loc[2]:loc[3]])]), atoi(text[loc[4]:loc[5]]))
+		}
+	}
+	for _, loc := range monthYear.FindAllStringSubmatchIndex(text, -1) {
+		if take(loc) {
+			from := time.Date(atoi(text[loc[4]:loc[5]]), months[strings.ToLower(text[loc[2]:loc[3]])], 1, 0, 0, 0, 0, time.UTC)
+			out = append(out, Span{From: from, To: from.AddDate(0, 1, 0), Precision: 0.5})
+		}
+	}
+	for _, loc := range yearOnly.FindAllStringSubmatchIndex(text, -1) {
+		if take(loc) {
+			from := time.Date(atoi(text[loc[2]:loc[3]]), 1, 1, 0, 0, 0, 0, time.UTC)
+			out = append(out, Span{From: from, To: from.AddDate(1, 0, 0), Precision: 0.25})
+		}
+	}
+	if len(out) > 8 {
+		out = out[:8]
+	}
+	return out
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// DateScore is how well t fits the spans: the precision of the best span
+// that contains t, else that precision halved for every Window of distance.
+func DateScore(t time.Time, spans []Span, window time.Duration) float64 {
+	best := 0.0
+	for _, s := range spans {
+		v := 0.0
+		switch {
+		case s.Contains(t):
+			v = s.Precision
+		case window > 0:
+			var d time.Duration
+			if t.Before(s.From) {
+				d = s.From.Sub(t)
+			} else {
+				d = t.Sub(s.To)
+			}
+			v = s.Precision * pow2(-float64(d)/float64(window))
+		}
+		if v > best {
+			best = v
+		}
+	}
+	return best
+}

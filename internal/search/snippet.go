@@ -1,0 +1,133 @@
+package search
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+func toLower(s string) string { return strings.ToLower(s) }
+
+// stem is a light suffix stripper, close enough to the index's Porter
+// stemmer to say whether a word of a row matches a word of the query.
+func stem(w string) string {
+	if strings.HasSuffix(w, "ies") && len(w) > 4 {
+		return strings.TrimSuffix(w, "es")
+	}
+	for _, suf := range []string{"ational", "ation", "ings", "ing", "edly", "ed", "es", "ly", "s"} {
+		if strings.HasSuffix(w, suf) && utf8.RuneCountInString(w)-len(suf) >= 3 {
+			w = strings.TrimSuffix(w, suf)
+			break
+		}
+	}
+	if strings.HasSuffix(w, "y") && len(w) > 3 {
+		return strings.TrimSuffix(w, "y") + "i"
+	}
+	return strings.TrimSuffix(w, "e")
+}
+
+// Snippet returns the part of text, at most maxWords words long, with the
+// most query words, those words marked [like this]. Text without any of the
+// words gives its beginning. Lines are joined with spaces.
+func Snippet(text string, query []string, maxWords int) string {
+	if maxWords <= 0 {
+		maxWords = 16
+	}
+	fields := strings.Fields(text)
+	if len(fields) == 0 {
+		return ""
+	}
+	stems := map[string]bool{}
+	for _, w := range query {
+		stems[stem(w)] = true
+	}
+	hit := make([]bool, len(fields))
+	for i, f := range fields {
+		for _, w := range Words(f) {
+			if stems[stem(w)] {
+				hit[i] = true
+				break
+			}
+		}
+	}
+	// The window of maxWords fields with the most hits; the first on ties.
+	bestStart, bestCount, count := 0, -1, 0
+	for i := range fields {
+		if hit[i] {
+			count++
+		}
+		if i >= maxWords && hit[i-maxWords] {
+			count--
+		}
+		start := i - maxWords + 1
+		if start < 0 {
+			start = 0
+		}
+		if count > bestCount {
+			bestStart, bestCount = start, count
+		}
+	}
+	// Start the window a little before its first hit, for context.
+	first := bestStart
+	for first < len(fields) && !hit[first] {
+		first++
+	}
+	if first < len(fields) && first-bestStart > 3 {
+		bestStart = first - 3
+	}
+	end := bestStart + maxWords
+	if end > len(fields) {
+		end = len(fields)
+	}
+	var b strings.Builder
+	if bestStart > 0 {
+		b.WriteString("… ")
+	}
+	for i := bestStart; i < end; i++ {
+		if i > bestStart {
+			b.WriteByte(' ')
+		}
+		f := fields[i]
+		if utf8.RuneCountInString(f) > 60 {
+			f = string([]rune(f)[:60]) + "…"
+		}
+		if hit[i] {
+			b.WriteString("[" + f + "]")
+		} else {
+			b.WriteString(f)
+		}
+	}
+	if end < len(fields) {
+		b.WriteString(" …")
+	}
+	return b.String()
+}
+
+// HasPhrase reports whether text has the words one after the other, or
+// written as one identifier (parse dsn matches parseDSN and parse_dsn).
+// Words compare by light stem.
+func HasPhrase(text string, words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	joined := strings.Join(words, "")
+	toks := Words(text)
+	for i := range toks {
+		if toks[i] == joined {
+			return true
+		}
+		if i+len(words) > len(toks) {
+			continue
+		}
+		ok := true
+		for j, w := range words {
+			if stem(toks[i+j]) != stem(w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
