@@ -74,6 +74,10 @@ type flatCall struct {
 // flatSessionCalls is the mix of calls an agent makes in a long session.
 func flatSessionCalls() []flatCall {
 	return []flatCall{
+		{"search", func(i int) any {
+			return map[string]any{"query": []string{"WAL hooks", "SQLITE_BUSY", "fts5 syntax", "cache note"}[i%4], "limit": 10}
+		}},
+		{"timeline", func(i int) any { return map[string]any{"id": 1 + i%3} }},
 		{"get_observations", func(int) any { return map[string]any{"ids": []int{1, 2, 3}} }},
 		{"recent_context", func(i int) any { return map[string]any{"budget": 500 + i%1000} }},
 		{"save_observation", func(i int) any {
