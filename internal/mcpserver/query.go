@@ -112,6 +112,9 @@ func (s *Server) searchQuery(in SearchInput) (search.Query, error) {
 	q := search.Query{Text: in.Query, Project: strings.TrimSpace(in.Project), AllProjects: in.AllProjects,
 		SessionID: strings.TrimSpace(in.Session), File: strings.TrimSpace(in.File), Limit: in.Limit, Offset: in.Offset,
 		Kinds: []search.Kind{search.KindObservation}}
+	if q.Project != "" && q.AllProjects {
+		return q, memory.Invalid("project, all_projects", "one of them, not both", q.Project)
+	}
 	if q.Project == "" && !q.AllProjects && q.SessionID == "" {
 		q.Project = s.opts.Project
 	}

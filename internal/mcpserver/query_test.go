@@ -84,6 +84,7 @@ func testSearch(t *testing.T, start starter) {
 		{"offset too far", map[string]any{"offset": 5000}, "offset: must be"},
 		{"query not text", map[string]any{"query": 5}, "query"},
 		{"unknown filter", map[string]any{"kind": "summary"}, "kind"},
+		{"project and all projects", map[string]any{"project": "x", "all_projects": true}, "one of them, not both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(t, f.cs, "search", tc.args)
