@@ -141,7 +141,8 @@ func trimWAL(ctx context.Context, db *store.DB, deadline time.Time) {
 
 // wireHookFeatures connects the feature packages the hook answers with:
 // recall gives the blocks `mem inject` prints, summarize writes the
-// extractive summary (at SessionEnd, and as the checkpoint before compaction).
+// extractive summary (at SessionEnd, and as the checkpoint before compaction),
+// the context sources give prompt-time context (docs/context.md).
 func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 	settings := recall.SettingsFromConfig(cfg)
 	h.Recall = func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error) {
@@ -160,6 +161,7 @@ func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 		_, err := summarize.Session(ctx, db, id, summarize.Options{Now: func() time.Time { return at }})
 		return err
 	}
+	h.Context = hookContext(cfg, h.Now)
 }
 
 func homeDir(getenv func(string) string) string {

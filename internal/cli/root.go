@@ -111,6 +111,7 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newInstallMCPCmd(app),
 		newUninstallMCPCmd(app),
 		newConfigCmd(app),
+		newContextCmd(app),
 		newVersionCmd(app),
 		newHookCmd(app),
 		newSwitchCmd(app, false),

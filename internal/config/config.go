@@ -104,7 +104,26 @@ func Keys(d Dirs) []Key {
 		{"summarize.llm_cmd", KindString, "", "MEM_LLM_CMD", "shell command that summarizes a session (JSON in, JSON out)"},
 		{"summarize.timeout", KindDuration, "60s", "", "time the summarizer command may take per session"},
 		{"summarize.idle", KindDuration, "2h", "", "idle time after which an open session is summarized"},
+		{"context.memory_triggers", KindBool, "true", "", "prompt-time recall: symbols, paths and questions in a prompt search memory"},
+		{"context.file_activity", KindBool, "true", "", "reading or editing a file brings what memory knows about it"},
+		{"context.directory_agents", KindBool, "true", "", "first touch of a directory brings its AGENTS.md (up to the project root)"},
+		{"context.directory_readme", KindBool, "true", "", "first touch of a directory brings its README.md (up to the project root)"},
+		{"context.rules_injector", KindBool, "true", "", "rule files whose globs match a touched file (.github/instructions, .cursor/rules, .claude/rules)"},
+		{"context.keyword_detector", KindBool, "true", "", "prompts containing a configured keyword get its context"},
+		{"context.custom", KindBool, "true", "", "deliver entries registered by scripts with mem context add"},
+		{"context.keywords", KindList, "", "", "keyword=file pairs: a prompt containing keyword gets the file's text (high priority)"},
+		{"context.min_relevance", KindFloat, "0.5", "", "minimum relevance (0-1) of a prompt-time search result"},
+		{"context.prompt_budget", KindInt, "800", "", "token budget of what one prompt's triggers register"},
+		{"context.file_budget", KindInt, "600", "", "token budget of one AGENTS.md, README.md or rule file"},
+		{"context.carry_over", KindInt, "3", "", "how many of the session's last triggers carry over to the next prompt"},
 	}
+}
+
+// ContextSources returns the built-in pending-context sources; each is
+// switched by the bool key context.<name with - as _>.
+func ContextSources() []string {
+	return []string{"memory-triggers", "file-activity", "directory-agents", "directory-readme",
+		"rules-injector", "keyword-detector"}
 }
 
 // Load builds the configuration. flags holds the values set on the command

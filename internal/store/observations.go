@@ -199,13 +199,17 @@ func (db *DB) CountObservations(ctx context.Context, project string) (int, error
 }
 
 // ObservationsForFile returns the newest observations that read or modified
-// path, newest first.
+// path, newest (highest id) first.
 func (db *DB) ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error) {
 	var rows []observationRow
+	// Walking the file's rows of observation_files backwards stops after limit
+	// observations. Left to itself, SQLite walked every observation of the
+	// project by date and probed the file for each: 85 ms on 100k observations
+	// against 0.05 ms, and it is on the path of every prompt hook.
 	err := db.x.SelectContext(ctx, &rows, `SELECT `+prefixCols("o", observationCols)+`
-		FROM observation_files f JOIN observations o ON o.id = f.observation_id
+		FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
 		WHERE f.path = ? AND o.project = ?
-		GROUP BY o.id ORDER BY o.created_at DESC, o.id DESC LIMIT ?`, path, project, limitOr(limit, 20))
+		GROUP BY f.observation_id ORDER BY f.observation_id DESC LIMIT ?`, path, project, limitOr(limit, 20))
 	if err != nil {
 		return nil, fmt.Errorf("reading observations of %s: %w", path, mapErr(err))
 	}

@@ -1,0 +1,666 @@
+package triggers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/search"
+	"github.com/memhq/mem/internal/tokens"
+)
+
+// Source names, as entries carry them and config keys switch them.
+const (
+	SourceMemory    = "memory-triggers"
+	SourceFiles     = "file-activity"
+	SourceAgents    = "directory-agents"
+	SourceReadme    = "directory-readme"
+	SourceRules     = "rules-injector"
+	SourceKeywords  = "keyword-detector"
+	SourceCustom    = "custom"
+	markObservation = "observation" // an observation registered for the session
+	markTrigger     = "trigger"     // a prompt trigger, for carry-over
+	markDirectory   = "directory"   // a directory whose AGENTS.md / README.md were looked at
+	markRule        = "rule"        // a rule file applied
+)
+
+// Pending is where the sources register context and keep their
+// once-per-session marks; the store satisfies it.
+type Pending interface {
+	RegisterPending(ctx context.Context, e memory.PendingEntry) error
+	RegisterPendingOnce(ctx context.Context, e memory.PendingEntry, kind, key string) (bool, error)
+	MarkOnce(ctx context.Context, session, kind string, keys []string, at time.Time) ([]string, error)
+	Marked(ctx context.Context, session, kind string, keys []string) (map[string]bool, error)
+	TouchMarks(ctx context.Context, session, kind string, keys []string, at time.Time) error
+	RecentMarks(ctx context.Context, session, kind string, limit int) ([]string, error)
+}
+
+// FileMemory finds what memory knows about a file; the store satisfies it.
+type FileMemory interface {
+	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
+}
+
+// Searcher searches memory; the store satisfies it.
+type Searcher interface {
+	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
+}
+
+// Keyword is a keyword-detector pair: a prompt containing Word (as a whole
+// word, any case) gets Text.
+type Keyword struct {
+	Word string
+	Text string
+}
+
+// Config switches the sources and sets their limits.
+type Config struct {
+	MemoryTriggers  bool
+	FileActivity    bool
+	DirectoryAgents bool
+	DirectoryReadme bool
+	Rules           bool
+	Keywords        bool
+	KeywordPairs    []Keyword
+	MinRelevance    float64 // 0..1, default 0.5
+	PromptBudget    int     // tokens one prompt's memory triggers may register, default 800
+	FileBudget      int     // tokens of one AGENTS.md, README.md or rule file, default 600
+	CarryOver       int     // last triggers carried to the next prompt, default 3
+}
+
+// DefaultConfig has every source on with the documented limits.
+func DefaultConfig() Config {
+	return Config{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
+		Rules: true, Keywords: true, MinRelevance: 0.5, PromptBudget: 800, FileBudget: 600, CarryOver: 3}
+}
+
+// Engine runs the sources for one session's events.
+type Engine struct {
+	Pending Pending
+	Files   FileMemory // may be nil: no file-activity or path lookups
+	Search  Searcher   // may be nil: no searches for symbols and questions
+	Config  Config
+	Now     func() time.Time
+}
+
+// Session says whose event it is.
+type Session struct {
+	ID      string
+	Project string
+	Root    string // project root folder; empty disables directory and rule sources
+}
+
+// Report says what an event registered, for logs and tests.
+type Report struct {
+	Triggers   []Trigger `json:"triggers,omitempty"`
+	Registered []string  `json:"registered,omitempty"` // source:id
+}
+
+func (e *Engine) now() time.Time {
+	if e.Now == nil {
+		return time.Now()
+	}
+	return e.Now()
+}
+
+// maxHitsPerTrigger bounds each search.
+const maxHitsPerTrigger = 8
+
+// OnPrompt analyses a user prompt: keywords register their text; symbols,
+// paths and questions (with the session's last few triggers carried over)
+// become searches whose results above the minimum relevance are registered,
+// best first, within the prompt budget, never an observation the session
+// was already given.
+func (e *Engine) OnPrompt(ctx context.Context, s Session, prompt string) (Report, error) {
+	var rep Report
+	var errs []error
+	if e.Config.Keywords {
+		if err := e.keywords(ctx, s, prompt, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if e.Config.MemoryTriggers {
+		if err := e.memoryTriggers(ctx, s, prompt, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return rep, errors.Join(errs...)
+}
+
+func (e *Engine) keywords(ctx context.Context, s Session, prompt string, rep *Report) error {
+	for _, k := range e.Config.KeywordPairs {
+		if strings.TrimSpace(k.Word) == "" || strings.TrimSpace(k.Text) == "" {
+			continue
+		}
+		re, err := regexp.Compile(`(?i)(^|[^\pL\pN_])` + regexp.QuoteMeta(k.Word) + `($|[^\pL\pN_])`)
+		if err != nil || !re.MatchString(prompt) {
+			continue
+		}
+		en := memory.PendingEntry{SessionID: s.ID, Source: SourceKeywords, EntryID: k.Word,
+			Content: Trim(k.Text, e.fileBudget()), Priority: memory.PriorityHigh, CreatedAt: e.now()}
+		if err := e.Pending.RegisterPending(ctx, en); err != nil {
+			return err
+		}
+		rep.Registered = append(rep.Registered, en.Source+":"+en.EntryID)
+	}
+	return nil
+}
+
+type candidate struct {
+	obs       memory.Observation
+	relevance float64
+}
+
+func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, rep *Report) error {
+	current := Extract(prompt)
+	rep.Triggers = current
+	limit := e.Config.CarryOver
+	var previous []string
+	if limit > 0 {
+		var err error
+		if previous, err = e.Pending.RecentMarks(ctx, s.ID, markTrigger, limit); err != nil {
+			return err
+		}
+	}
+	all := append([]Trigger(nil), current...)
+	seen := map[string]bool{}
+	for _, t := range current {
+		seen[t.Key()] = true
+	}
+	for _, k := range previous {
+		if t, ok := ParseKey(k); ok && !seen[k] {
+			all = append(all, t)
+			seen[k] = true
+		}
+	}
+	if len(current) > 0 {
+		keys := make([]string, len(current))
+		for i, t := range current {
+			keys[len(current)-1-i] = t.Key() // the first trigger of the prompt counts as newest
+		}
+		if err := e.Pending.TouchMarks(ctx, s.ID, markTrigger, keys, e.now()); err != nil {
+			return err
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	cands, err := e.lookup(ctx, s, all)
+	if err != nil {
+		return err
+	}
+	best := map[int64]candidate{}
+	for _, c := range cands {
+		if c.obs.SessionID == s.ID {
+			continue // the session knows what it did itself
+		}
+		if c.relevance > best[c.obs.ID].relevance {
+			best[c.obs.ID] = c
+		}
+	}
+	list := make([]candidate, 0, len(best))
+	for _, c := range best {
+		if c.relevance > e.minRelevance() {
+			list = append(list, c)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].relevance != list[j].relevance {
+			return list[i].relevance > list[j].relevance
+		}
+		return list[i].obs.ID > list[j].obs.ID
+	})
+	ids := make([]string, len(list))
+	for i, c := range list {
+		ids[i] = fmt.Sprint(c.obs.ID)
+	}
+	given, err := e.Pending.Marked(ctx, s.ID, markObservation, ids)
+	if err != nil {
+		return err
+	}
+	budget := e.promptBudget()
+	for _, c := range list {
+		if given[fmt.Sprint(c.obs.ID)] {
+			continue
+		}
+		// Each observation is cut to its own share, not to what is left: a
+		// stub of the tenth hit is worth less than room for the next prompt.
+		text := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
+		cost := tokens.Estimate(text)
+		if cost > budget {
+			continue
+		}
+		ok, err := e.registerObservation(ctx, s, SourceMemory, c.obs, text, memory.PriorityNormal)
+		if err != nil {
+			return err
+		}
+		if ok {
+			budget -= cost
+			rep.Registered = append(rep.Registered, SourceMemory+":#"+fmt.Sprint(c.obs.ID))
+		}
+	}
+	return nil
+}
+
+// maxSearchHits bounds the one search a prompt makes.
+const maxSearchHits = 20
+
+// lookup runs the triggers: a path asks which observations touched the
+// file; the symbols, questions and unknown paths go to memory search as one
+// query (a search costs milliseconds on a large database, and OR-ranking
+// serves several triggers at once), each hit scored against each trigger.
+func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candidate, error) {
+	var out []candidate
+	var searched []Trigger
+	for _, t := range all {
+		found := false
+		if t.Kind == KindPath && e.Files != nil {
+			for _, p := range pathForms(s.Root, t.Text) {
+				obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxHitsPerTrigger)
+				if err != nil {
+					return nil, err
+				}
+				for _, o := range obs {
+					rel := 0.8
+					if contains(o.FilesModified, p) {
+						rel = 0.9
+					}
+					out = append(out, candidate{obs: o, relevance: rel})
+					found = true
+				}
+			}
+		}
+		if !found {
+			searched = append(searched, t)
+		}
+	}
+	if e.Search == nil || len(searched) == 0 {
+		return out, nil
+	}
+	texts := make([]string, len(searched))
+	terms := make([][]string, len(searched))
+	for i, t := range searched {
+		texts[i] = t.Text
+		if t.Kind == KindPath {
+			texts[i] = filepath.Base(t.Text)
+		}
+		terms[i] = queryTerms(texts[i])
+	}
+	q := search.Query{Text: strings.Join(texts, " "), Project: s.Project, Kinds: []search.Kind{search.KindObservation},
+		Limit: maxSearchHits, Ranking: promptRanking()}
+	hits, err := e.Search.Search(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("searching memory for %q: %w", q.Text, err)
+	}
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Score)
+	}
+	for _, h := range hits {
+		if h.Observation == nil {
+			continue
+		}
+		rank := 0.0
+		if top > 0 {
+			rank = h.Score / top
+		}
+		rel := 0.0
+		for _, ts := range terms {
+			rel = max(rel, Relevance(ts, *h.Observation, rank))
+		}
+		out = append(out, candidate{obs: *h.Observation, relevance: rel})
+	}
+	return out, nil
+}
+
+// promptRanking is mem search's ranking without the session-summary and
+// neighbour terms: a prompt's triggers name things (identifiers, files)
+// rather than ask open questions, and the hook must answer in milliseconds.
+func promptRanking() *search.Ranking {
+	r := search.DefaultRanking()
+	r.SessionWeight, r.SessionExpand = 0, 0
+	r.Neighbors, r.NeighborDocs, r.NeighborWeight = 0, 0, 0
+	r.FeedbackDocs, r.FeedbackWeight = 0, 0
+	r.Candidates = 50
+	return &r
+}
+
+// Relevance scores a search hit for a trigger on 0..1: the share of the
+// trigger's terms the observation contains (search ranks a partial match
+// first when nothing better exists, so a score relative to the best hit
+// alone says nothing about a weak best), scaled by its rank relative to the
+// best hit: coverage × (0.6 + 0.4 × rank). Half the terms of the best hit
+// give 0.5, which the default minimum (results above 0.5) leaves out.
+func Relevance(terms []string, o memory.Observation, rank float64) float64 {
+	if len(terms) == 0 {
+		return 0
+	}
+	text := strings.ToLower(strings.Join([]string{o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "),
+		strings.Join(o.Concepts, " "), strings.Join(o.FilesRead, " "), strings.Join(o.FilesModified, " ")}, " "))
+	found := 0
+	for _, t := range terms {
+		if strings.Contains(text, t) {
+			found++
+		}
+	}
+	coverage := float64(found) / float64(len(terms))
+	return coverage * (0.6 + 0.4*rank)
+}
+
+// queryTerms are the lower-cased word stems of a trigger, identifiers split
+// into their parts ("OrderService" gives order, service).
+func queryTerms(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127)
+	}) {
+		for _, p := range splitIdent(w) {
+			p = stem(strings.ToLower(p))
+			if len(p) < 3 || seen[p] || stopword(p) {
+				continue
+			}
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func splitIdent(w string) []string {
+	rs := []rune(w)
+	var parts []string
+	start := 0
+	for i := 1; i < len(rs); i++ {
+		lowUp := rs[i-1] >= 'a' && rs[i-1] <= 'z' && rs[i] >= 'A' && rs[i] <= 'Z'
+		acr := i+1 < len(rs) && rs[i-1] >= 'A' && rs[i-1] <= 'Z' && rs[i] >= 'A' && rs[i] <= 'Z' && rs[i+1] >= 'a' && rs[i+1] <= 'z'
+		if lowUp || acr {
+			parts = append(parts, string(rs[start:i]))
+			start = i
+		}
+	}
+	return append(parts, string(rs[start:]))
+}
+
+// stem drops common English endings so "refunds", "refunded" and "refunding"
+// all find "refund".
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ies", "es", "ed", "s"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+func stopword(w string) bool {
+	switch w {
+	case "the", "and", "for", "with", "that", "this", "how", "what", "does", "work", "handl", "handle", "use",
+		"from", "into", "about", "are", "was", "were", "our", "you", "when", "where", "why", "which", "there":
+		return true
+	}
+	return false
+}
+
+// OnFile registers what a touched file brings: what memory knows about it
+// (higher priority when the file was edited), the AGENTS.md and README.md of
+// its directories up to the project root the first time the session touches
+// them, and the rule files whose globs match it, once per session.
+func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool) (Report, error) {
+	var rep Report
+	var errs []error
+	rel, inside := relative(s.Root, path)
+	if e.Config.FileActivity && e.Files != nil {
+		if err := e.fileActivity(ctx, s, path, edited, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if inside && (e.Config.DirectoryAgents || e.Config.DirectoryReadme) {
+		if err := e.directories(ctx, s, rel, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if inside && e.Config.Rules {
+		if err := e.rules(ctx, s, rel, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return rep, errors.Join(errs...)
+}
+
+// maxFileObservations bounds what one file event registers.
+const maxFileObservations = 3
+
+func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edited bool, rep *Report) error {
+	prio := memory.PriorityNormal
+	if edited {
+		prio = memory.PriorityHigh
+	}
+	seen := map[int64]bool{}
+	n := 0
+	for _, p := range pathForms(s.Root, path) {
+		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxFileObservations)
+		if err != nil {
+			return err
+		}
+		for _, o := range obs {
+			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID {
+				continue
+			}
+			seen[o.ID] = true
+			n++
+			ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, maxObservationTokens), prio)
+			if err != nil {
+				return err
+			}
+			if ok {
+				rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
+			}
+		}
+	}
+	return nil
+}
+
+// registerObservation registers an observation once per session: the mark
+// is shared by every source, so no observation reaches a session twice.
+func (e *Engine) registerObservation(ctx context.Context, s Session, source string, o memory.Observation, text string, p memory.Priority) (bool, error) {
+	en := memory.PendingEntry{SessionID: s.ID, Source: source, EntryID: "#" + fmt.Sprint(o.ID), Content: text,
+		Priority: p, CreatedAt: e.now()}
+	return e.Pending.RegisterPendingOnce(ctx, en, markObservation, fmt.Sprint(o.ID))
+}
+
+func (e *Engine) directories(ctx context.Context, s Session, rel string, rep *Report) error {
+	// The file's directories, from the root down to its own.
+	var dirs []string
+	for d := filepath.ToSlash(filepath.Dir(rel)); ; d = filepath.ToSlash(filepath.Dir(d)) {
+		dirs = append(dirs, d)
+		if d == "." || d == "/" || d == "" {
+			break
+		}
+	}
+	for i, j := 0, len(dirs)-1; i < j; i, j = i+1, j-1 {
+		dirs[i], dirs[j] = dirs[j], dirs[i]
+	}
+	fresh, err := e.Pending.MarkOnce(ctx, s.ID, markDirectory, dirs, e.now())
+	if err != nil {
+		return err
+	}
+	for _, d := range fresh {
+		for _, f := range []struct {
+			on     bool
+			name   string
+			source string
+			prio   memory.Priority
+		}{
+			{e.Config.DirectoryAgents, "AGENTS.md", SourceAgents, memory.PriorityNormal},
+			{e.Config.DirectoryReadme, "README.md", SourceReadme, memory.PriorityLow},
+		} {
+			if !f.on {
+				continue
+			}
+			fileRel := filepath.ToSlash(filepath.Join(d, f.name))
+			b, err := os.ReadFile(filepath.Join(s.Root, filepath.FromSlash(fileRel)))
+			if err != nil || strings.TrimSpace(string(b)) == "" {
+				continue
+			}
+			en := memory.PendingEntry{SessionID: s.ID, Source: f.source, EntryID: fileRel,
+				Content: fileRel + ":\n" + Trim(string(b), e.fileBudget()), Priority: f.prio, CreatedAt: e.now()}
+			if err := e.Pending.RegisterPending(ctx, en); err != nil {
+				return err
+			}
+			rep.Registered = append(rep.Registered, f.source+":"+fileRel)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) rules(ctx context.Context, s Session, rel string, rep *Report) error {
+	for _, r := range LoadRules(s.Root) {
+		if !r.Applies(rel) {
+			continue
+		}
+		en := memory.PendingEntry{SessionID: s.ID, Source: SourceRules, EntryID: r.Path,
+			Content:  r.Path + " (applies to " + rel + "):\n" + Trim(r.Body, e.fileBudget()),
+			Priority: memory.PriorityHigh, CreatedAt: e.now()}
+		ok, err := e.Pending.RegisterPendingOnce(ctx, en, markRule, r.Path)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rep.Registered = append(rep.Registered, SourceRules+":"+r.Path)
+		}
+	}
+	return nil
+}
+
+// maxObservationTokens bounds one observation's entry.
+const maxObservationTokens = 250
+
+func (e *Engine) promptBudget() int {
+	if e.Config.PromptBudget <= 0 {
+		return 800
+	}
+	return e.Config.PromptBudget
+}
+
+func (e *Engine) fileBudget() int {
+	if e.Config.FileBudget <= 0 {
+		return 600
+	}
+	return e.Config.FileBudget
+}
+
+func (e *Engine) minRelevance() float64 {
+	if e.Config.MinRelevance <= 0 {
+		return 0.5
+	}
+	return e.Config.MinRelevance
+}
+
+// relative returns path relative to root ('/'-separated) and whether it lies
+// inside root. A relative path is taken as relative to root already.
+func relative(root, path string) (string, bool) {
+	if root == "" || path == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	inside := func(p string) (string, bool) {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "", false
+		}
+		return filepath.ToSlash(rel), true
+	}
+	path = filepath.Clean(path)
+	if rel, ok := inside(path); ok {
+		return rel, true
+	}
+	// The root is resolved; the path may reach it through a symbolic link.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return inside(filepath.Join(dir, filepath.Base(path)))
+	}
+	return "", false
+}
+
+// pathForms are the spellings of a file that observations may carry: as
+// given, relative to the project root, and absolute.
+func pathForms(root, path string) []string {
+	out := []string{path}
+	if rel, ok := relative(root, path); ok {
+		out = append(out, rel, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	return memory.CleanList(out)
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ObservationText renders an observation as a pending entry: a header line
+// with its id, type, date and title, then its subtitle, narrative and facts,
+// cut to budget tokens.
+func ObservationText(o memory.Observation, budget int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d %s %s: %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"), o.Title)
+	if o.Subtitle != "" {
+		b.WriteString("\n" + o.Subtitle)
+	}
+	if o.Narrative != "" {
+		b.WriteString("\n" + o.Narrative)
+	}
+	for _, f := range o.Facts {
+		b.WriteString("\n- " + f)
+	}
+	if files := memory.CleanList(append(append([]string(nil), o.FilesModified...), o.FilesRead...)); len(files) > 0 {
+		b.WriteString("\nfiles: " + strings.Join(files, ", "))
+	}
+	return Trim(b.String(), budget)
+}
+
+// Trim cuts text to at most budget tokens (tokens.Estimate) at a line or
+// word boundary, and says that it did.
+func Trim(text string, budget int) string {
+	text = strings.TrimSpace(text)
+	if tokens.Estimate(text) <= budget {
+		return text
+	}
+	const note = "\n[… cut to fit; fetch the rest for more]"
+	limit := budget - tokens.Estimate(note)
+	if limit <= 0 {
+		return ""
+	}
+	// Binary search the longest prefix that fits, then back up to a boundary.
+	lo, hi := 0, len(text)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if tokens.Estimate(text[:mid]) <= limit {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	cut := text[:lo]
+	if i := strings.LastIndexAny(cut, "\n "); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	for len(cut) > 0 && !utf8ValidEnd(cut) {
+		cut = cut[:len(cut)-1]
+	}
+	return strings.TrimSpace(cut) + note
+}
+
+func utf8ValidEnd(s string) bool { return utf8.ValidString(s) }

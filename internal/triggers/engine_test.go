@@ -1,0 +1,344 @@
+package triggers_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/search"
+	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/tokens"
+	"github.com/memhq/mem/internal/triggers"
+)
+
+// countingSearch is the store's search, counting the queries.
+type countingSearch struct {
+	db      *store.DB
+	queries []string
+}
+
+func (c *countingSearch) Search(ctx context.Context, q search.Query) ([]search.Hit, error) {
+	c.queries = append(c.queries, q.Text)
+	return c.db.Search(ctx, q)
+}
+
+type fixture struct {
+	db   *store.DB
+	eng  *triggers.Engine
+	root string
+	fs   *countingSearch
+	ses  triggers.Session
+}
+
+func setup(t *testing.T) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "mem.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, _, err := db.StartSession(ctx, memory.Session{ID: "old", Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "repo")
+	fs := &countingSearch{db: db}
+	at := time.UnixMilli(1_800_000_000_000)
+	eng := &triggers.Engine{Pending: db, Files: db, Search: fs, Config: triggers.DefaultConfig(),
+		Now: func() time.Time { at = at.Add(time.Millisecond); return at }}
+	return &fixture{db: db, eng: eng, root: root, fs: fs, ses: triggers.Session{ID: "s1", Project: "p", Root: root}}
+}
+
+func (f *fixture) observe(t *testing.T, o memory.Observation) memory.Observation {
+	t.Helper()
+	o.SessionID = "old"
+	a, err := f.db.AddObservation(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.db.Observations(context.Background(), []int64{a.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got[0]
+}
+
+func (f *fixture) write(t *testing.T, rel, text string) {
+	t.Helper()
+	p := filepath.Join(f.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) pending(t *testing.T) string {
+	t.Helper()
+	es, err := f.db.PendingEntries(context.Background(), f.ses.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Source+":"+e.EntryID+"@"+[]string{"low", "normal", "high", "critical"}[e.Priority])
+	}
+	return strings.Join(out, " ")
+}
+
+func (f *fixture) consume(t *testing.T) {
+	t.Helper()
+	if _, err := f.db.ConsumePending(context.Background(), f.ses.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFileActivity(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	o := f.observe(t, memory.Observation{Type: memory.TypeProblem, Title: "Refund retries were 3",
+		FilesModified: []string{"internal/orders/refund.go"}})
+	f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "unrelated", FilesRead: []string{"main.go"}})
+	abs := filepath.Join(f.root, "internal/orders/refund.go")
+	if _, err := f.eng.OnFile(ctx, f.ses, abs, false); err != nil {
+		t.Fatal(err)
+	}
+	id := "#" + itoa(o.ID)
+	if got := f.pending(t); got != "file-activity:"+id+"@normal" {
+		t.Fatalf("after read: %s", got)
+	}
+	// Editing the file while the entry waits raises it.
+	if _, err := f.eng.OnFile(ctx, f.ses, abs, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "file-activity:"+id+"@high" {
+		t.Fatalf("after edit: %s", got)
+	}
+	f.consume(t)
+	// Delivered once: touching the file again brings nothing.
+	if _, err := f.eng.OnFile(ctx, f.ses, abs, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("after delivery: %s", got)
+	}
+	// The session's own observations are not brought back to it.
+	if _, _, err := f.db.StartSession(ctx, memory.Session{ID: "s1", Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	own := memory.Observation{SessionID: "s1", Type: memory.TypeChange, Title: "Edited refund.go",
+		FilesModified: []string{"internal/orders/refund.go"}}
+	if _, err := f.db.AddObservation(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.OnFile(ctx, f.ses, abs, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("own observation registered: %s", got)
+	}
+	// Another session gets it.
+	other := f.ses
+	other.ID = "s2"
+	rep, err := f.eng.OnFile(ctx, other, abs, false)
+	if err != nil || len(rep.Registered) != 2 {
+		t.Fatalf("other session: %+v %v", rep, err)
+	}
+}
+
+func TestDirectoriesOncePerSession(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.write(t, "AGENTS.md", "root agents")
+	f.write(t, "README.md", "root readme")
+	f.write(t, "internal/AGENTS.md", "internal agents")
+	f.write(t, "internal/orders/README.md", "orders readme")
+	f.write(t, "internal/orders/refund.go", "package orders")
+	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "internal/orders/refund.go"), false); err != nil {
+		t.Fatal(err)
+	}
+	want := "directory-agents:AGENTS.md@normal directory-agents:internal/AGENTS.md@normal " +
+		"directory-readme:README.md@low directory-readme:internal/orders/README.md@low"
+	if got := f.pending(t); got != want {
+		t.Fatalf("first touch:\n got %s\nwant %s", got, want)
+	}
+	f.consume(t)
+	// Same directories again, and a sibling: only the sibling's own folder is new.
+	f.write(t, "internal/billing/AGENTS.md", "billing agents")
+	for _, p := range []string{"internal/orders/other.go", "internal/billing/invoice.go"} {
+		if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, p), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.pending(t); got != "directory-agents:internal/billing/AGENTS.md@normal" {
+		t.Fatalf("second touch: %s", got)
+	}
+	// Outside the project: nothing.
+	f.consume(t)
+	if _, err := f.eng.OnFile(ctx, f.ses, "/etc/hosts", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("outside root: %s", got)
+	}
+}
+
+func TestDirectoryFileTrimmed(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.FileBudget = 50
+	f.write(t, "AGENTS.md", strings.Repeat("A long line of project guidance for agents.\n", 200))
+	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "x.go"), false); err != nil {
+		t.Fatal(err)
+	}
+	es, _ := f.db.PendingEntries(ctx, "s1")
+	if len(es) != 1 || len(es[0].Content) > 400 || !strings.Contains(es[0].Content, "cut to fit") {
+		t.Fatalf("trimmed entry: %+v", es)
+	}
+}
+
+func TestRulesOncePerSession(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme = false, false
+	f.write(t, ".github/instructions/go.instructions.md", "---\napplyTo: \"**/*.go\"\n---\nWrap errors.\n")
+	f.write(t, ".cursor/rules/sql.mdc", "---\nglobs: migrations/*.sql\n---\nNever edit 00001.\n")
+	f.write(t, ".claude/rules/web.md", "---\npaths:\n  - web/**\n---\nUse fetch.\n")
+	for _, p := range []string{"internal/a.go", "cmd/b.go", "migrations/00002_x.sql", "web/app/x.ts"} {
+		if _, err := f.eng.OnFile(ctx, f.ses, p, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "rules-injector:.github/instructions/go.instructions.md@high rules-injector:.cursor/rules/sql.mdc@high " +
+		"rules-injector:.claude/rules/web.md@high"
+	if got := f.pending(t); got != want {
+		t.Fatalf("rules:\n got %s\nwant %s", got, want)
+	}
+	f.consume(t)
+	if _, err := f.eng.OnFile(ctx, f.ses, "internal/c.go", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("rule applied twice: %s", got)
+	}
+}
+
+func TestKeywords(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.KeywordPairs = []triggers.Keyword{{Word: "ultrathink", Text: "Think step by step."}, {Word: "tdd", Text: "Write the test first."}}
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "ULTRATHINK: why is this slow? (no tdd-like stuff, not tddx)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "keyword-detector:ultrathink@high keyword-detector:tdd@high" {
+		t.Fatalf("keywords: %s", got)
+	}
+	f.consume(t)
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "tddx only"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("partial word matched: %s", got)
+	}
+}
+
+func TestMemoryTriggers(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	svc := f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "OrderService refunds retry with backoff",
+		Narrative: "Refunds go through OrderService.Refund with exponential backoff."})
+	weak := f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Service accounts rotate monthly"})
+	path := f.observe(t, memory.Observation{Type: memory.TypeChange, Title: "Moved gateway client",
+		FilesModified: []string{"internal/payments/client.go"}})
+
+	rep, err := f.eng.OnPrompt(ctx, f.ses, "Why does OrderService fail? Also check internal/payments/client.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.pending(t)
+	for _, id := range []int64{svc.ID, path.ID} {
+		if !strings.Contains(got, "memory-triggers:#"+itoa(id)+"@normal") {
+			t.Errorf("pending %s lacks #%d (triggers %+v)", got, id, rep.Triggers)
+		}
+	}
+	if strings.Contains(got, "#"+itoa(weak.ID)+"@") {
+		t.Errorf("weak match #%d registered: %s", weak.ID, got)
+	}
+	f.consume(t)
+	// The same prompt again: everything relevant was delivered.
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "Why does OrderService fail? Also check internal/payments/client.go"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("same prompt again: %s", got)
+	}
+	// A follow-up without triggers still searches the last ones: a new
+	// observation about OrderService reaches the session.
+	later := f.observe(t, memory.Observation{Type: memory.TypeProblem, Title: "OrderService double refunds on retry"})
+	f.fs.queries = nil
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "now add validation"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "memory-triggers:#"+itoa(later.ID)+"@normal" {
+		t.Fatalf("carry-over: %s (queries %q)", got, f.fs.queries)
+	}
+}
+
+func TestMemoryTriggersBudget(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.PromptBudget = 120
+	for i := 0; i < 10; i++ {
+		f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "RetryPolicy decision " + itoa(int64(i)),
+			Narrative: strings.Repeat("retry policy detail words ", 10)})
+	}
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the RetryPolicy"); err != nil {
+		t.Fatal(err)
+	}
+	es, _ := f.db.PendingEntries(ctx, "s1")
+	total := 0
+	for _, e := range es {
+		total += tokensOf(e.Content)
+	}
+	if len(es) == 0 || len(es) == 10 || total > 120 {
+		t.Fatalf("%d entries, %d tokens; want some but within 120", len(es), total)
+	}
+}
+
+func TestTrim(t *testing.T) {
+	long := strings.Repeat("word ", 1000)
+	got := triggers.Trim(long, 100)
+	if n := tokensOf(got); n > 100 || !strings.HasSuffix(got, "fetch the rest for more]") {
+		t.Fatalf("Trim gave %d tokens: %q", n, got[len(got)-60:])
+	}
+	if triggers.Trim("short", 100) != "short" {
+		t.Fatal("short text changed")
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func tokensOf(s string) int { return tokens.Estimate(s) }
+
+// The minimum relevance is what keeps a weak match out: lowered, it lets it in.
+func TestMinRelevance(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "OrderService refunds retry with backoff"})
+	weak := f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Service accounts rotate monthly"})
+	f.eng.Config.MinRelevance = 0.2
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "OrderService"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); !strings.Contains(got, "#"+itoa(weak.ID)+"@") {
+		t.Fatalf("with minimum 0.2 the weak match is missing: %s", got)
+	}
+}
