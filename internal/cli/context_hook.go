@@ -19,8 +19,8 @@ import (
 // context is consumed as one block. After a tool call the block is given
 // only to agents that take context there (Claude Code's PostToolUse,
 // Gemini's AfterTool); for the others it waits for the next prompt.
-func hookContext(cfg *config.Config, now func() time.Time, maxChars int) hook.ContextFunc {
-	return func(ctx context.Context, db *store.DB, s memory.Session, ev hook.Event) (string, error) {
+func hookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
+	return func(ctx context.Context, db *store.DB, s memory.Session, ev hook.Event, room int) (string, error) {
 		dir := ev.ProjectDir
 		if dir == "" {
 			dir = ev.Cwd
@@ -33,8 +33,12 @@ func hookContext(cfg *config.Config, now func() time.Time, maxChars int) hook.Co
 			root = id.Root
 		}
 		ts := triggers.Session{ID: s.ID, Project: s.Project, Root: root}
-		// Leave room for the separator the hook puts between parts.
-		limit := maxChars - 2
+		// Leave room for the separator the hook puts between parts; a
+		// negative room means no cap.
+		limit := room - 2
+		if room < 0 {
+			limit = 0
+		}
 		switch ev.Kind {
 		case hook.KindPrompt:
 			block, _, err := promptContext(ctx, cfg, now, db, ts, ev.Prompt, limit)

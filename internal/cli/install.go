@@ -54,46 +54,17 @@ as <file>.mem.bak.`
 }
 
 func runInstall(app *App, o installOptions, remove bool) error {
-	if !contains(install.Agents, o.Agent) {
-		return invalid("agent", "one of "+strings.Join(install.Agents, ", "), o.Agent)
-	}
-	if o.Scope != install.ScopeUser && o.Scope != install.ScopeProject {
-		return invalid("--scope", "user or project", o.Scope)
-	}
-	places := install.Places{Home: homeDir(app.Getenv), ConfigHome: app.Getenv("XDG_CONFIG_HOME"), CodexHome: app.Getenv("CODEX_HOME")}
-	if places.ConfigHome == "" {
-		places.ConfigHome = filepath.Join(places.Home, ".config")
-	}
-	if places.CodexHome == "" {
-		places.CodexHome = filepath.Join(places.Home, ".codex")
-	}
-	if o.Scope == install.ScopeProject {
-		id, err := app.Project()
-		if err != nil {
-			return err
-		}
-		places.Root = id.Root
-	}
-	path, err := install.Path(o.Agent, o.Scope, places)
+	path, before, err := installTarget(app, o.Agent, o.Scope, install.Path)
 	if err != nil {
-		return usageErr(err)
-	}
-	before, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("reading %s: %w", path, err)
+		return err
 	}
 	var plan install.Plan
 	if remove {
 		plan, err = install.Uninstall(o.Agent, path, before)
 	} else {
-		bin := o.Bin
-		if bin == "" {
-			if bin, err = os.Executable(); err != nil {
-				return fmt.Errorf("finding the mem binary: %w (give it with --bin)", err)
-			}
-			if r, err := filepath.EvalSymlinks(bin); err == nil {
-				bin = r
-			}
+		bin, berr := memBinary(o.Bin, "--bin")
+		if berr != nil {
+			return berr
 		}
 		plan, err = install.Install(o.Agent, path, before, bin)
 	}
@@ -109,12 +80,71 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	return printPlan(app, plan, o, remove, backup)
 }
 
+// installTarget checks an agent and a scope, and finds and reads the file
+// pathOf names for them (nil content when it does not exist yet).
+func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (string, []byte, error) {
+	if !contains(install.Agents, agent) {
+		return "", nil, invalid("agent", "one of "+strings.Join(install.Agents, ", "), agent)
+	}
+	if scope != install.ScopeUser && scope != install.ScopeProject {
+		return "", nil, invalid("--scope", "user or project", scope)
+	}
+	places, err := installPlaces(app, scope)
+	if err != nil {
+		return "", nil, err
+	}
+	path, err := pathOf(agent, scope, places)
+	if err != nil {
+		return "", nil, usageErr(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return path, before, nil
+}
+
+// memBinary is the mem command to write into an agent's files: the given
+// one, or this binary's absolute path.
+func memBinary(given, flag string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding the mem binary: %w (give it with %s)", err, flag)
+	}
+	if r, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = r
+	}
+	return bin, nil
+}
+
+// installPlaces are the folders agents' files are found in, for scope.
+func installPlaces(app *App, scope string) (install.Places, error) {
+	places := install.Places{Home: homeDir(app.Getenv), ConfigHome: app.Getenv("XDG_CONFIG_HOME"), CodexHome: app.Getenv("CODEX_HOME")}
+	if places.ConfigHome == "" {
+		places.ConfigHome = filepath.Join(places.Home, ".config")
+	}
+	if places.CodexHome == "" {
+		places.CodexHome = filepath.Join(places.Home, ".codex")
+	}
+	if scope == install.ScopeProject {
+		id, err := app.Project()
+		if err != nil {
+			return places, err
+		}
+		places.Root = id.Root
+	}
+	return places, nil
+}
+
 // apply writes a plan: the previous file goes to <file>.mem.bak, the new one
 // is written beside it and renamed into place.
 func apply(p install.Plan) (backup string, err error) {
 	if p.Before != nil {
 		backup = p.Path + ".mem.bak"
-		if err := os.WriteFile(backup, p.Before, 0o644); err != nil {
+		if err := os.WriteFile(backup, p.Before, 0o600); err != nil {
 			return "", fmt.Errorf("backing up %s: %w", p.Path, err)
 		}
 	}
@@ -127,8 +157,13 @@ func apply(p install.Plan) (backup string, err error) {
 	if err := os.MkdirAll(filepath.Dir(p.Path), 0o755); err != nil {
 		return backup, fmt.Errorf("creating %s: %w", filepath.Dir(p.Path), err)
 	}
+	// Keep the file's permissions: agent files can hold credentials.
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(p.Path); err == nil {
+		mode = st.Mode().Perm()
+	}
 	tmp := p.Path + ".mem.tmp"
-	if err := os.WriteFile(tmp, p.After, 0o644); err != nil {
+	if err := os.WriteFile(tmp, p.After, mode); err != nil {
 		return backup, fmt.Errorf("writing %s: %w", p.Path, err)
 	}
 	if err := os.Rename(tmp, p.Path); err != nil {

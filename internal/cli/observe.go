@@ -139,26 +139,13 @@ func (in observeInput) observation(session string) (memory.Observation, error) {
 	if err != nil {
 		return memory.Observation{}, err
 	}
-	o := memory.Observation{
+	return privacy.CleanObservation(memory.Observation{
 		SessionID: session, Type: t,
-		Title: privacy.Filter(in.Title), Subtitle: privacy.Filter(in.Subtitle), Narrative: privacy.Filter(in.Narrative),
-		Facts: filterAll(in.Facts), Concepts: filterAll(in.Concepts),
+		Title: in.Title, Subtitle: in.Subtitle, Narrative: in.Narrative,
+		Facts: in.Facts, Concepts: in.Concepts,
 		FilesRead: in.FilesRead, FilesModified: in.FilesModified,
 		ToolName: in.ToolName, PromptNumber: in.PromptNumber, AgentType: in.AgentType,
-	}
-	if strings.TrimSpace(in.Title) != "" && strings.TrimSpace(o.Title) == "" {
-		return o, memory.Invalid("title", "text that is not entirely private", "")
-	}
-	o.Normalize()
-	return o, o.Validate()
-}
-
-func filterAll(in []string) []string {
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = privacy.Filter(s)
-	}
-	return out
+	})
 }
 
 // jsonMessage turns a decoding error into a short phrase.

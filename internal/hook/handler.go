@@ -30,7 +30,7 @@ type SummarizeFunc func(ctx context.Context, db *store.DB, sessionID string, at 
 
 // ContextFunc answers a prompt or a tool call with context the session is
 // waiting for (prompt-time recall), or "".
-type ContextFunc func(ctx context.Context, db *store.DB, s memory.Session, ev Event) (string, error)
+type ContextFunc func(ctx context.Context, db *store.DB, s memory.Session, ev Event, room int) (string, error)
 
 // Handler does what an event calls for. Open, Project and Switches are
 // required; Recall, Summarize and Context may be nil (then that part is
@@ -302,7 +302,21 @@ func (t *turn) prompt(ctx context.Context) (Reply, error) {
 // promptContext adds what the session is waiting for (prompt-time recall).
 func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error) {
 	if t.inject && t.h.Context != nil {
-		c, err := t.h.Context(ctx, t.db, t.s, t.ev)
+		// The context is consumed as it is built, so it must fit beside the
+		// other parts: what is left out stays pending for the next turn.
+		room := -1
+		if t.h.MaxChars > 0 {
+			room = t.h.MaxChars
+			for _, p := range parts {
+				if strings.TrimSpace(p) != "" {
+					room -= utf8.RuneCountInString(p) + 2
+				}
+			}
+			if room <= 2 {
+				return t.reply(parts...), nil
+			}
+		}
+		c, err := t.h.Context(ctx, t.db, t.s, t.ev, room)
 		if err != nil {
 			return t.reply(parts...), err
 		}

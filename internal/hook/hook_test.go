@@ -139,7 +139,7 @@ func TestOverlongContextIsLeftOut(t *testing.T) {
 
 func TestPromptContextHook(t *testing.T) {
 	r := newRig(t)
-	r.h.Context = func(_ context.Context, _ *store.DB, s memory.Session, ev Event) (string, error) {
+	r.h.Context = func(_ context.Context, _ *store.DB, s memory.Session, ev Event, _ int) (string, error) {
 		return "pending for " + s.ID + " at prompt " + string(rune('0'+s.PromptCount)), nil
 	}
 	got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi"}`)
@@ -190,5 +190,28 @@ func TestCaptureOffStoresNothingButInjects(t *testing.T) {
 	r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"x"}`)
 	if _, err := r.db.Session(context.Background(), "s1"); err == nil {
 		t.Fatal("session stored with capture off")
+	}
+}
+
+// Prompt-time context is consumed as it is built, so it is offered only the
+// room the compaction block leaves under the cap.
+func TestPromptContextGetsTheRoomLeft(t *testing.T) {
+	r := newRig(t)
+	r.h.MaxChars = 100
+	r.h.Recall = func(context.Context, *store.DB, memory.Session, string) (string, error) {
+		return "compaction block", nil // 16 characters
+	}
+	var rooms []int
+	r.h.Context = func(_ context.Context, _ *store.DB, _ memory.Session, _ Event, room int) (string, error) {
+		rooms = append(rooms, room)
+		return "ctx", nil
+	}
+	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress"}`)
+	got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"go on"}`)
+	if !strings.Contains(got, "compaction block") || !strings.Contains(got, "ctx") {
+		t.Fatalf("reply %s", got)
+	}
+	if len(rooms) == 0 || rooms[len(rooms)-1] != 100-18 {
+		t.Fatalf("rooms offered %v, want the last to be %d", rooms, 100-18)
 	}
 }

@@ -442,3 +442,23 @@ func TestRealTokensWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// A summary written long after its session (by the nightly job) is dated by
+// the work it covers, in every format.
+func TestSummaryDatedByWhatItCovers(t *testing.T) {
+	covered := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	src := &memSource{
+		Sessions: []memory.Session{{ID: "old", Project: "p", StartedAt: covered, LastActivityAt: covered}},
+		Summaries: []memory.Summary{{ID: 1, SessionID: "old", Project: "p", Request: "Fix refunds.",
+			Text: "Refund retries come from config.", CreatedAt: covered.AddDate(0, 1, 0), CoversUntil: covered}},
+	}
+	for _, f := range []Format{FormatXML, FormatText, FormatPretty} {
+		res, err := Build(context.Background(), src, Request{Project: "p", Format: f}, DefaultSettings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Text, "2026-03-02") || strings.Contains(res.Text, "2026-04-02") {
+			t.Errorf("%s: summary not dated by covers_until:\n%s", f, res.Text)
+		}
+	}
+}

@@ -256,7 +256,7 @@ func (r xmlRenderer) versions(it *item) []version {
 		s := it.sum
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
-			fmt.Fprintf(&b, "<session ref=\"S%d\" date=\"%s\">\n", s.ID, day(s.CreatedAt.UTC()))
+			fmt.Fprintf(&b, "<session ref=\"S%d\" date=\"%s\">\n", s.ID, day(summaryDate(s)))
 			for _, f := range fs {
 				fmt.Fprintf(&b, "<%s>%s</%s>\n", f.name, esc(f.text), f.name)
 			}
@@ -312,7 +312,7 @@ func (r textRenderer) versions(it *item) []version {
 		s := it.sum
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
-			fmt.Fprintf(&b, "S%d %s", s.ID, day(s.CreatedAt.UTC()))
+			fmt.Fprintf(&b, "S%d %s", s.ID, day(summaryDate(s)))
 			for _, f := range fs {
 				fmt.Fprintf(&b, " %s: %s", f.label, line(f.text))
 			}
@@ -428,7 +428,7 @@ func (r prettyRenderer) versions(it *item) []version {
 		s := it.sum
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
-			b.WriteString(r.indent() + r.paint(ansiYel, fmt.Sprintf("%-6s", fmt.Sprintf("S%d", s.ID))) + " " + r.paint(ansiDim, day(s.CreatedAt.UTC())))
+			b.WriteString(r.indent() + r.paint(ansiYel, fmt.Sprintf("%-6s", fmt.Sprintf("S%d", s.ID))) + " " + r.paint(ansiDim, day(summaryDate(s))))
 			for i, f := range fs {
 				sep := " · "
 				if i == 0 {

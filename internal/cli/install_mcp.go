@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/install"
+)
+
+type installMCPOptions struct {
+	Agent   string
+	Scope   string
+	DryRun  bool
+	Command string
+}
+
+func newInstallMCPCmd(app *App) *cobra.Command {
+	var o installMCPOptions
+	cmd := &cobra.Command{
+		Use:   "install-mcp claude|codex|gemini|opencode",
+		Short: "Register mem's MCP server (mem mcp) in an agent's configuration",
+		Long: `Register "mem mcp" as the MCP server "mem" in an agent's configuration: claude ~/.claude.json
+(project: .mcp.json), codex ~/.codex/config.toml (.codex/config.toml), gemini ~/.gemini/settings.json
+(.gemini/settings.json), opencode ~/.config/opencode/opencode.json (opencode.json). Everything else
+in the file stays; an entry named mem is replaced; running it again changes nothing. The previous file
+is kept as <file>.mem.bak. The command is this binary's absolute path unless --command says
+otherwise, and a database set with --db or MEM_DB is passed on.`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: install.Agents,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Agent = args[0]
+			return runInstallMCP(app, o, false)
+		},
+	}
+	addInstallMCPFlags(cmd, &o)
+	cmd.Flags().StringVar(&o.Command, "command", "", "the mem command the agent runs (default: this binary's absolute path)")
+	return cmd
+}
+
+func newUninstallMCPCmd(app *App) *cobra.Command {
+	var o installMCPOptions
+	cmd := &cobra.Command{
+		Use:   "uninstall-mcp claude|codex|gemini|opencode",
+		Short: "Remove mem's MCP server, and nothing else, from an agent's configuration",
+		Long: `Remove the MCP server entry "mem" from an agent's configuration (the files of install-mcp).
+Everything else in the file stays; the previous file is kept as <file>.mem.bak.`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: install.Agents,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Agent = args[0]
+			return runInstallMCP(app, o, true)
+		},
+	}
+	addInstallMCPFlags(cmd, &o)
+	return cmd
+}
+
+func addInstallMCPFlags(cmd *cobra.Command, o *installMCPOptions) {
+	cmd.Flags().StringVar(&o.Scope, "scope", install.ScopeUser, "user (your configuration) or project (the project's file, to commit)")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "print the resulting file instead of writing it")
+}
+
+func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
+	if o.Agent == "claude-code" {
+		o.Agent = "claude"
+	}
+	path, before, err := installTarget(app, o.Agent, o.Scope, install.MCPPath)
+	if err != nil {
+		return err
+	}
+	var plan install.Plan
+	if remove {
+		plan, err = install.UninstallMCP(o.Agent, path, before)
+	} else {
+		bin, args, berr := mcpCommand(app, o.Command)
+		if berr != nil {
+			return berr
+		}
+		plan, err = install.InstallMCP(o.Agent, path, before, bin, args)
+	}
+	if err != nil {
+		return usageErr(err)
+	}
+	backup := ""
+	if !o.DryRun && plan.Changed {
+		if backup, err = apply(plan); err != nil {
+			return err
+		}
+	}
+	if app.JSON {
+		return printJSON(app.Out, map[string]any{"agent": plan.Agent, "path": plan.Path, "changed": plan.Changed,
+			"dry_run": o.DryRun, "backup": backup, "content": string(plan.After)})
+	}
+	switch {
+	case !plan.Changed && remove:
+		fmt.Fprintf(app.Out, "mem's MCP server is not in %s: nothing to remove\n", plan.Path)
+	case !plan.Changed:
+		fmt.Fprintf(app.Out, "mem's MCP server is already in %s: nothing to change\n", plan.Path)
+	case o.DryRun:
+		fmt.Fprintf(app.Out, "would write %s:\n%s", plan.Path, plan.After)
+	default:
+		verb := "registered mem's MCP server for " + plan.Agent + " in"
+		if remove {
+			verb = "removed mem's MCP server for " + plan.Agent + " from"
+		}
+		fmt.Fprintf(app.Out, "%s %s\n", verb, plan.Path)
+		if backup != "" {
+			fmt.Fprintf(app.Out, "previous file kept as %s\n", backup)
+		}
+	}
+	return nil
+}
+
+// mcpCommand is the command line an agent runs for mem's MCP server: this
+// binary (or command) with mcp, and the database when one was chosen with
+// --db or MEM_DB. The project is left to the directory the agent runs in.
+func mcpCommand(app *App, command string) (string, []string, error) {
+	bin, err := memBinary(command, "--command")
+	if err != nil {
+		return "", nil, err
+	}
+	args := []string{"mcp"}
+	if db := app.Config().Get("db"); db.Source == config.SourceFlag || db.Source == config.SourceEnv {
+		args = append(args, "--db", db.Value)
+	}
+	return bin, args, nil
+}

@@ -1,0 +1,222 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+)
+
+// MCPName is the name mem's MCP server is registered under in every agent.
+const MCPName = "mem"
+
+// MCPPath returns the file install-mcp edits for agent in scope: where the
+// agent keeps its MCP servers.
+func MCPPath(agent, scope string, p Places) (string, error) {
+	if scope != ScopeUser && scope != ScopeProject {
+		return "", fmt.Errorf("scope %q: want user or project", scope)
+	}
+	user := scope == ScopeUser
+	pick := func(u, project string) string {
+		if user {
+			return u
+		}
+		return filepath.Join(p.Root, project)
+	}
+	switch agent {
+	case "claude":
+		return pick(filepath.Join(p.Home, ".claude.json"), ".mcp.json"), nil
+	case "codex":
+		return pick(filepath.Join(p.CodexHome, "config.toml"), filepath.Join(".codex", "config.toml")), nil
+	case "gemini":
+		return pick(filepath.Join(p.Home, ".gemini", "settings.json"), filepath.Join(".gemini", "settings.json")), nil
+	case "opencode":
+		return pick(filepath.Join(p.ConfigHome, "opencode", "opencode.json"), "opencode.json"), nil
+	}
+	return "", fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
+}
+
+// mcpEntry is mem's server entry for a JSON configuration, and the key of
+// the object that holds the servers.
+func mcpEntry(agent, bin string, args []string) (key string, entry *object) {
+	list := func(s []string) []any {
+		out := make([]any, len(s))
+		for i, v := range s {
+			out[i] = v
+		}
+		return out
+	}
+	entry = newObject()
+	switch agent {
+	case "claude":
+		entry.set("type", "stdio")
+		entry.set("command", bin)
+		entry.set("args", list(args))
+		return "mcpServers", entry
+	case "gemini":
+		entry.set("command", bin)
+		entry.set("args", list(args))
+		return "mcpServers", entry
+	case "opencode":
+		entry.set("type", "local")
+		entry.set("command", list(append([]string{bin}, args...)))
+		entry.set("enabled", true)
+		return "mcp", entry
+	}
+	return "", nil
+}
+
+// InstallMCP returns the plan that registers mem's MCP server (bin run with
+// args) in the configuration whose current content is before (nil when it
+// does not exist). An entry named mem is replaced; nothing else changes.
+func InstallMCP(agent, path string, before []byte, bin string, args []string) (Plan, error) {
+	return editMCP(agent, path, before, bin, args, false)
+}
+
+// UninstallMCP returns the plan that removes mem's MCP server entry, and
+// nothing else, from the configuration whose current content is before.
+func UninstallMCP(agent, path string, before []byte) (Plan, error) {
+	return editMCP(agent, path, before, "", nil, true)
+}
+
+func editMCP(agent, path string, before []byte, bin string, args []string, remove bool) (Plan, error) {
+	p := Plan{Agent: agent, Path: path, Before: before, After: before}
+	if remove && before == nil {
+		return p, nil
+	}
+	if agent == "codex" {
+		after, err := editCodexMCP(before, codexMCPTable(bin, args), remove)
+		if err != nil {
+			return p, fmt.Errorf("%s: %v; nothing was changed", path, err)
+		}
+		p.After, p.Changed = after, string(after) != string(before)
+		return p, nil
+	}
+	key, entry := mcpEntry(agent, bin, args)
+	if key == "" {
+		return p, fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
+	}
+	doc, err := parseObject(before)
+	if err != nil {
+		return p, fmt.Errorf("%s is not valid JSON (%v; comments are not supported): add mem by hand, see docs/mcp.md; nothing was changed", path, err)
+	}
+	servers, ok := asObject(doc, key)
+	if !ok {
+		return p, fmt.Errorf("%s: %q is not an object: fix it first; nothing was changed", path, key)
+	}
+	old, had := servers.get(MCPName)
+	switch {
+	case remove && !had:
+		return p, nil
+	case remove:
+		servers.del(MCPName)
+	case had && reflect.DeepEqual(old, normalizeValue(entry)):
+		return p, nil
+	default:
+		servers.set(MCPName, entry)
+	}
+	p.After, p.Changed = encode(doc), true
+	return p, nil
+}
+
+// normalizeValue re-reads v as parseObject would, so that an entry built in
+// Go compares equal to the same entry read from a file.
+func normalizeValue(v any) any {
+	doc, err := parseObject(encode(v))
+	if err != nil {
+		return v
+	}
+	return doc
+}
+
+// TOML table headers: [table] or [[array]], with an optional comment.
+var (
+	tomlHeader    = regexp.MustCompile(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
+	tomlMemHeader = regexp.MustCompile(`^mcp_servers\s*\.\s*("mem"|'mem'|mem)(\s*\..*)?$`)
+	tomlDottedMem = regexp.MustCompile(`^\s*mcp_servers\s*\.\s*("mem"|'mem'|mem)\s*[.=]`)
+	tomlMemKey    = regexp.MustCompile(`^\s*("mem"|'mem'|mem)\s*[.=]`)
+)
+
+// editCodexMCP adds, replaces or removes the [mcp_servers.mem] table (and
+// its subtables) of a Codex config.toml. TOML is edited as lines, so every
+// other line, comments included, stays as it was.
+func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
+	lines := strings.SplitAfter(string(old), "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	var kept, section []string
+	at := -1 // where mem's table was, in kept
+	inMem, current := false, ""
+	for _, l := range lines {
+		if m := tomlHeader.FindStringSubmatch(l); m != nil {
+			current = m[1]
+			inMem = tomlMemHeader.MatchString(current)
+			if inMem && at < 0 {
+				at = len(kept)
+			}
+		} else if !inMem && ((current == "" && tomlDottedMem.MatchString(l)) || (current == "mcp_servers" && tomlMemKey.MatchString(l))) {
+			return nil, errors.New("mem is defined with a dotted or inline key: edit it by hand, see docs/mcp.md")
+		}
+		if inMem {
+			section = append(section, l)
+		} else {
+			kept = append(kept, l)
+		}
+	}
+	switch {
+	case remove && at < 0:
+		return old, nil
+	case remove:
+		// Drop the blank line that separated a last table from the rest.
+		if at > 0 && at == len(kept) && strings.TrimSpace(kept[at-1]) == "" {
+			kept = kept[:at-1]
+		}
+		return []byte(strings.Join(kept, "")), nil
+	case at >= 0 && strings.TrimSpace(strings.Join(section, "")) == strings.TrimSpace(table):
+		return old, nil
+	case at >= 0:
+		if n := len(section); n > 0 && strings.TrimSpace(section[n-1]) == "" {
+			table += "\n" // keep the blank line before the next table
+		}
+		return []byte(strings.Join(kept[:at], "") + table + strings.Join(kept[at:], "")), nil
+	}
+	out := strings.Join(kept, "")
+	if out != "" {
+		if !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		out += "\n"
+	}
+	return []byte(out + table), nil
+}
+
+// codexMCPTable is mem's table in a Codex config.toml.
+func codexMCPTable(bin string, args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = tomlString(a)
+	}
+	return "[mcp_servers." + MCPName + "]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n"
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,137 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
+)
+
+// maxGet bounds one get_observations call, so one call cannot flood the
+// client's context.
+const maxGet = 100
+
+// GetInput is the argument of get_observations.
+type GetInput struct {
+	IDs []int64 `json:"ids" jsonschema:"observation ids from search or timeline (#123 is 123), at most 100"`
+}
+
+// GetOutput is the result of get_observations.
+type GetOutput struct {
+	Observations []memory.Observation `json:"observations"`
+}
+
+// SaveInput is the argument of save_observation.
+type SaveInput struct {
+	Type          string   `json:"type" jsonschema:"the kind of observation"`
+	Title         string   `json:"title" jsonschema:"one line that will make sense in a list months from now"`
+	Subtitle      string   `json:"subtitle,omitempty" jsonschema:"an optional second line"`
+	Narrative     string   `json:"narrative,omitempty" jsonschema:"what happened and why, in a few sentences"`
+	Facts         []string `json:"facts,omitempty" jsonschema:"short standalone facts worth recalling (names, numbers, commands)"`
+	Concepts      []string `json:"concepts,omitempty" jsonschema:"tags: topics, components, techniques"`
+	FilesRead     []string `json:"files_read,omitempty" jsonschema:"files it concerns that were read, relative to the project root"`
+	FilesModified []string `json:"files_modified,omitempty" jsonschema:"files it concerns that were changed, relative to the project root"`
+}
+
+// SaveOutput is the result of save_observation.
+type SaveOutput struct {
+	ID int64 `json:"id" jsonschema:"the observation's id"`
+	// Duplicate is true when the same observation was already saved in this
+	// session; ID is then the earlier one.
+	Duplicate bool   `json:"duplicate" jsonschema:"true when the same content was already saved in this session; id is that observation"`
+	Session   string `json:"session" jsonschema:"the session it was saved in"`
+	Project   string `json:"project" jsonschema:"the project it belongs to"`
+}
+
+func (s *Server) addTools() {
+	addTool(s, &mcp.Tool{
+		Name:  "get_observations",
+		Title: "Get full observations",
+		Description: `Return the full records (narrative, facts, concepts, files, session, date) of observations by id.
+This is the LAST step of the memory workflow: search -> timeline -> get_observations. Call it only for the few ids from search or timeline whose titles look relevant; full records are large. At most 100 ids per call; an unknown id is an error that names it.`,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}, s.getObservations)
+
+	addTool(s, &mcp.Tool{
+		Name:  "save_observation",
+		Title: "Save an observation",
+		Description: `Save something worth remembering in later sessions of this project, and get its id.
+Save when you make or learn a decision (and why), find the cause of a problem or a bug, discover something non-obvious about the code, a tool or the environment, or finish a change others will need to know about. Do not save routine steps, whole files or anything secret: <private>...</private> parts and credentials are removed before storing.
+Types: ` + memory.TypeList() + `. Give a clear title, a narrative with the why, and the files it concerns. Saving the same content twice in a session stores it once.`,
+		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)},
+	}, s.saveObservation)
+
+	s.addQueryTools()
+	s.addContextTools()
+}
+
+func (s *Server) getObservations(ctx context.Context, _ *mcp.CallToolRequest, in GetInput) (*mcp.CallToolResult, GetOutput, error) {
+	if len(in.IDs) == 0 || len(in.IDs) > maxGet {
+		return nil, GetOutput{}, memory.Invalid("ids", fmt.Sprintf("between 1 and %d observation ids", maxGet), fmt.Sprint(len(in.IDs), " ids"))
+	}
+	for _, id := range in.IDs {
+		if id < 1 {
+			return nil, GetOutput{}, memory.Invalid("ids", "positive observation ids such as 123", fmt.Sprint(id))
+		}
+	}
+	obs, err := s.opts.DB.Observations(ctx, in.IDs)
+	if err != nil {
+		return nil, GetOutput{}, s.toolError("get_observations", err)
+	}
+	return nil, GetOutput{Observations: obs}, nil
+}
+
+func (s *Server) saveObservation(ctx context.Context, _ *mcp.CallToolRequest, in SaveInput) (*mcp.CallToolResult, SaveOutput, error) {
+	t, err := memory.ParseType(in.Type)
+	if err != nil {
+		return nil, SaveOutput{}, err
+	}
+	// Validate before the session exists, so bad input creates nothing.
+	o, err := privacy.CleanObservation(memory.Observation{SessionID: "pending", Type: t,
+		Title: in.Title, Subtitle: in.Subtitle, Narrative: in.Narrative, Facts: in.Facts, Concepts: in.Concepts,
+		FilesRead: in.FilesRead, FilesModified: in.FilesModified, ToolName: "mcp:save_observation"})
+	if err != nil {
+		return nil, SaveOutput{}, err
+	}
+	session, err := s.saveSession(ctx)
+	if err != nil {
+		return nil, SaveOutput{}, s.toolError("save_observation", err)
+	}
+	o.SessionID = session
+	o.CreatedAt = s.opts.Now()
+	added, err := s.opts.DB.AddObservation(ctx, o)
+	if err != nil {
+		return nil, SaveOutput{}, s.toolError("save_observation", err)
+	}
+	sess, err := s.opts.DB.Session(ctx, session)
+	if err != nil {
+		return nil, SaveOutput{}, s.toolError("save_observation", err)
+	}
+	out := SaveOutput{ID: added.ID, Duplicate: added.Duplicate, Session: session, Project: sess.Project}
+	msg := fmt.Sprintf("saved as #%d", added.ID)
+	if added.Duplicate {
+		msg = fmt.Sprintf("already saved as #%d", added.ID)
+	}
+	return textResult(msg), out, nil
+}
+
+// textResult is a result whose text content is msg; the structured output
+// still carries the data.
+func textResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// indexLine formats one observation as a line of a compact index.
+func indexLine(o memory.Observation) string {
+	return fmt.Sprintf("#%d %s %s: %s", o.ID, day(o), o.Type, oneLine(o.Title))
+}
+
+func day(o memory.Observation) string { return o.CreatedAt.UTC().Format("2006-01-02") }
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,34 @@
+package privacy
+
+import (
+	"strings"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// CleanObservation prepares an observation given by a user or an agent for
+// storage: every free-text field passes through Filter, then the observation
+// is normalised and validated. A title that was entirely private is rejected
+// rather than stored empty. Every entry point that accepts observations (the
+// CLI, the MCP server) goes through here, so they accept the same input.
+func CleanObservation(o memory.Observation) (memory.Observation, error) {
+	title := o.Title
+	o.Title = Filter(o.Title)
+	o.Subtitle = Filter(o.Subtitle)
+	o.Narrative = Filter(o.Narrative)
+	o.Facts = filterAll(o.Facts)
+	o.Concepts = filterAll(o.Concepts)
+	if strings.TrimSpace(title) != "" && strings.TrimSpace(o.Title) == "" {
+		return o, memory.Invalid("title", "text that is not entirely private", "")
+	}
+	o.Normalize()
+	return o, o.Validate()
+}
+
+func filterAll(in []string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = Filter(s)
+	}
+	return out
+}
