@@ -121,13 +121,31 @@ func observe(o *memory.Observation, w Where) Result {
 	return Result{Observation: o}
 }
 
-// clean is the privacy filter every extracted text passes first. Texts are
-// bounded before filtering, since capture only keeps short excerpts.
+// clean is the privacy filter every extracted text passes first. Capture
+// keeps only short excerpts, so texts are bounded, but private parts go
+// first, from the whole text (a tag past the bound would otherwise be lost
+// and what it hides kept), and the bound never splits a secret. Redacting is
+// what costs, so it runs on the bounded text only.
 func clean(s string) string {
-	if len(s) > maxText {
-		s = strings.ToValidUTF8(s[:maxText], "")
+	return privacy.Filter(headOf(privacy.StripPrivate(s), maxText))
+}
+
+// headOf returns at most the first n bytes of s (already stripped of private
+// parts), cut before any secret the cut would split and on a character
+// boundary.
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return privacy.Filter(s)
+	return strings.ToValidUTF8(s[:privacy.CutBefore(s, n)], "")
+}
+
+// tailOf returns at most the last n bytes of s, like headOf.
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[privacy.CutAfter(s, len(s)-n):], "")
 }
 
 const maxText = 64 << 10

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 )
 
 type jsonRaw = json.RawMessage
@@ -83,7 +84,7 @@ func commandOutput(c Call) output {
 			}
 		}
 	}
-	out.text = clean(clip(out.text))
+	out.text = privacy.Filter(clip(privacy.StripPrivate(out.text)))
 	return out
 }
 
@@ -93,15 +94,15 @@ func commandOutput(c Call) output {
 const clipLen = 32 << 10
 
 // clip keeps the head and tail of a long output, and cuts very long lines.
+// Its input has no private parts left (clipping could drop an opening tag),
+// and its cuts split no secret, so redacting after it is enough.
 func clip(s string) string {
 	if len(s) > 2*clipLen {
-		s = s[:clipLen] + "\n…\n" + s[len(s)-clipLen:]
+		s = headOf(s, clipLen) + "\n…\n" + tailOf(s, clipLen)
 	}
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		if len(l) > 1000 {
-			lines[i] = strings.ToValidUTF8(l[:1000], "")
-		}
+		lines[i] = headOf(l, 1000)
 	}
 	return strings.ToValidUTF8(strings.Join(lines, "\n"), "")
 }

@@ -29,20 +29,32 @@ func hookCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 }
 
 // bigevent FILE KIND BYTES writes a Claude Code event carrying BYTES of text:
-// KIND bash (a failing command's output) or prompt.
+// KIND bash (a failing command's output), prompt, private-line (stderr of
+// BYTES 'x' then a private part on the same line) or private-middle (a
+// failing command's output of about BYTES with a private part that opens
+// 1,000 bytes before its middle).
 func cmdBigEvent(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 {
-		ts.Fatalf("usage: bigevent FILE bash|prompt BYTES")
+		ts.Fatalf("usage: bigevent FILE bash|prompt|private-line|private-middle BYTES")
 	}
 	n, err := strconv.Atoi(args[2])
 	ts.Check(err)
 	filler := strings.Repeat("x", n)
+	const private = "<private>\nError: secret hunter2\n</private>"
+	bash := func(stdout, stderr string) map[string]any {
+		return map[string]any{"session_id": "big", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+			"tool_input":    map[string]any{"command": "make build"},
+			"tool_response": map[string]any{"stdout": stdout, "stderr": stderr}}
+	}
+	lines := func(n int) string { return strings.Repeat("ok\n", n/3) }
 	var ev map[string]any
 	switch args[1] {
 	case "bash":
-		ev = map[string]any{"session_id": "big", "cwd": "/w", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-			"tool_input":    map[string]any{"command": "make build"},
-			"tool_response": map[string]any{"stdout": filler + "\nmain.go:3:2: undefined: frobnicate\n", "stderr": ""}}
+		ev = bash(filler+"\nmain.go:3:2: undefined: frobnicate\n", "")
+	case "private-line":
+		ev = bash("", filler+private)
+	case "private-middle":
+		ev = bash(lines(n/2-1000)+"<private>\n"+lines(2000)+private+"\n"+lines(n/2-1000)+"main.go:3:2: undefined: frobnicate\n", "")
 	case "prompt":
 		ev = map[string]any{"session_id": "big", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": "héllo " + filler}
 	default:

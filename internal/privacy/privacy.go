@@ -46,12 +46,14 @@ func Filter(text string) string {
 	return Redact(StripPrivate(text))
 }
 
-// StripPrivate removes every <private>...</private> part.
+// StripPrivate removes every <private>...</private> part. Text without an
+// opening tag comes back as it is, without a copy, so calling it on a whole
+// large text before cutting it costs one scan.
 func StripPrivate(text string) string {
-	lower := asciiLower(text)
-	if !strings.Contains(lower, openTag) {
+	if !HasPrivate(text) {
 		return text
 	}
+	lower := asciiLower(text)
 	var b strings.Builder
 	i := 0
 	for {
@@ -73,6 +75,24 @@ func StripPrivate(text string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// HasPrivate reports whether text holds a <private> tag, in any case.
+func HasPrivate(text string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if len(text)-i < len(openTag) {
+			return false
+		}
+		if strings.EqualFold(text[i:i+len(openTag)], openTag) {
+			return true
+		}
+		i++
+	}
 }
 
 // asciiLower lowercases ASCII letters only, byte for byte, so that indexes
@@ -101,6 +121,56 @@ func Redact(text string) string {
 		}
 		return sub[1] + Redacted
 	})
+}
+
+// secretReach bounds how far before or after a cut a secret that crosses it
+// may start or end and still be found: more than the longest token and an
+// RSA-4096 private key block.
+const secretReach = 8 << 10
+
+// secretSpans returns where the secret patterns match text.
+func secretSpans(text string) [][]int {
+	var spans [][]int
+	for _, p := range secretPatterns {
+		spans = append(spans, p.re.FindAllStringIndex(text, -1)...)
+	}
+	return append(spans, assignment.FindAllStringIndex(text, -1)...)
+}
+
+// CutBefore returns the length, at most n, of the longest head of text that
+// splits no secret: n itself unless a secret crosses byte n, else where that
+// secret starts. Cutting text at n directly could keep a fragment of a secret
+// that Redact no longer recognises.
+func CutBefore(text string, n int) int { return safeCut(text, n, false) }
+
+// CutAfter returns where, at or after n, a tail of text may start without
+// splitting a secret: n itself unless a secret crosses byte n, else where
+// that secret ends.
+func CutAfter(text string, n int) int { return safeCut(text, n, true) }
+
+func safeCut(text string, n int, after bool) int {
+	if n <= 0 || n >= len(text) {
+		return max(0, min(n, len(text)))
+	}
+	lo, hi := max(0, n-secretReach), min(len(text), n+secretReach)
+	spans := secretSpans(text[lo:hi])
+	cut := n - lo
+	// Moving the cut out of one secret may move it into another that
+	// overlaps it (a token inside a password=... assignment).
+	for moved := true; moved; {
+		moved = false
+		for _, s := range spans {
+			if s[0] < cut && cut < s[1] {
+				if after {
+					cut = s[1]
+				} else {
+					cut = s[0]
+				}
+				moved = true
+			}
+		}
+	}
+	return lo + cut
 }
 
 // IsEmpty reports whether nothing but white space is left of a filtered text.

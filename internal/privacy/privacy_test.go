@@ -47,3 +47,53 @@ func TestFilterIsIdempotent(t *testing.T) {
 		t.Error("token survived")
 	}
 }
+
+func TestHasPrivate(t *testing.T) {
+	for in, want := range map[string]bool{
+		"": false, "plain < text": false, "<privat": false, "a <private>b": true,
+		"x <PRIVATE> y": true, "<<Private>": true, "</private>": false,
+	} {
+		if got := HasPrivate(in); got != want {
+			t.Errorf("HasPrivate(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// A cut never leaves a fragment of a secret that Redact would miss.
+func TestCutsSplitNoSecret(t *testing.T) {
+	const tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	pem := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat("MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7\n", 60) + "-----END RSA PRIVATE KEY-----"
+	tests := []struct {
+		name, text, leak string
+		n                int
+	}{
+		{"token", "see " + tok + " here", "16C7e", 10},
+		{"token at the cut", "see " + tok, "16C7e", 4},
+		{"bearer", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345", "abcdef", 30},
+		{"quoted password", `password: "correct horse battery"`, "horse", 20},
+		{"token inside an assignment", "api_key=" + tok + " rest", "16C7e", 30},
+		{"private key", "key:\n" + pem + "\nafter", "ygWyF8", len(pem) / 2},
+		{"no secret", "nothing to see here", "", 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := CutBefore(tt.text, tt.n)
+			if k > tt.n {
+				t.Fatalf("CutBefore moved the cut forward to %d", k)
+			}
+			if head := Redact(tt.text[:k]); tt.leak != "" && strings.Contains(head, tt.leak) {
+				t.Errorf("head %q keeps %q", head, tt.leak)
+			}
+			k = CutAfter(tt.text, tt.n)
+			if k < tt.n {
+				t.Fatalf("CutAfter moved the cut back to %d", k)
+			}
+			if tail := Redact(tt.text[k:]); tt.leak != "" && strings.Contains(tail, tt.leak) {
+				t.Errorf("tail %q keeps %q", tail, tt.leak)
+			}
+			if tt.leak == "" && (CutBefore(tt.text, tt.n) != tt.n || CutAfter(tt.text, tt.n) != tt.n) {
+				t.Error("a cut that splits no secret moved")
+			}
+		})
+	}
+}
