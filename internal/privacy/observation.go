@@ -7,10 +7,11 @@ import (
 )
 
 // CleanObservation prepares an observation given by a user or an agent for
-// storage: every free-text field passes through Filter, then the observation
-// is normalised and validated. A title that was entirely private is rejected
-// rather than stored empty. Every entry point that accepts observations (the
-// CLI, the MCP server) goes through here, so they accept the same input.
+// storage: every text field (the free text, the file lists, the tool name and
+// agent type) passes through Filter, then the observation is normalised and
+// validated. A title that was entirely private is rejected rather than stored
+// empty. Every entry point that accepts observations (the CLI, the MCP server,
+// import) goes through here, so they accept the same input.
 func CleanObservation(o memory.Observation) (memory.Observation, error) {
 	title := o.Title
 	o.Title = Filter(o.Title)
@@ -18,6 +19,10 @@ func CleanObservation(o memory.Observation) (memory.Observation, error) {
 	o.Narrative = Filter(o.Narrative)
 	o.Facts = filterAll(o.Facts)
 	o.Concepts = filterAll(o.Concepts)
+	o.FilesRead = filterAll(o.FilesRead)
+	o.FilesModified = filterAll(o.FilesModified)
+	o.ToolName = Filter(o.ToolName)
+	o.AgentType = Filter(o.AgentType)
 	if strings.TrimSpace(title) != "" && strings.TrimSpace(o.Title) == "" {
 		return o, memory.Invalid("title", "text that is not entirely private", "")
 	}
