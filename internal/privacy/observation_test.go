@@ -15,7 +15,7 @@ func TestCleanObservation(t *testing.T) {
 		Title: "Moved <private>hunter2</private> the config", Subtitle: "password=hunter2", Narrative: tok,
 		Facts: []string{"<private>hunter2</private>", "kept"}, Concepts: []string{"token=" + tok},
 		FilesRead: []string{tok + "/<private>x</private>"}, FilesModified: []string{"password=hunter2"},
-		ToolName: "mcp__" + tok, AgentType: "<private>hunter2</private>reviewer"})
+		ToolName: "mcp/" + tok, AgentType: "<private>hunter2</private>reviewer"})
 	if err != nil {
 		t.Fatal(err)
 	}
