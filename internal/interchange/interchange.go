@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 )
 
 // MaxLine is the longest line Decode accepts.
@@ -137,7 +138,11 @@ func decodeLines(lines []numbered) ([]memory.Record, error) {
 	return out, nil
 }
 
-// DecodeLine parses and validates one record.
+// DecodeLine parses and validates one record. Every text a user or an agent
+// wrote passes the privacy filter, as it does when first recorded: a file
+// from elsewhere (or edited by hand) may hold what mem itself never stores.
+// The filter changes nothing in text that already passed it, so an export
+// imports unchanged.
 func DecodeLine(b []byte) (memory.Record, error) {
 	var head struct {
 		Kind string `json:"kind"`
@@ -215,6 +220,8 @@ func checkSession(s *memory.Session) error {
 	if s.LastActivityAt.IsZero() {
 		s.LastActivityAt = s.StartedAt
 	}
+	s.LastMessage = privacy.Filter(s.LastMessage)
+	s.FilesRead = privacy.FilterAll(s.FilesRead)
 	switch s.Status {
 	case "", memory.StatusActive, memory.StatusEnded:
 	default:
@@ -230,10 +237,11 @@ func checkObservation(o *memory.Observation) error {
 	if o.CreatedAt.IsZero() {
 		return memory.Invalid("created_at", "an RFC 3339 time", "")
 	}
-	o.Normalize()
 	// The content hash is recomputed on import; a stale one must not block it.
 	o.ContentHash = ""
-	return o.Validate()
+	c, err := privacy.CleanObservation(*o)
+	*o = c
+	return err
 }
 
 func checkSummary(s *memory.Summary) error {
@@ -246,6 +254,11 @@ func checkSummary(s *memory.Summary) error {
 	if s.CreatedAt.IsZero() {
 		return memory.Invalid("created_at", "an RFC 3339 time", "")
 	}
+	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Decisions, &s.Text} {
+		*f = privacy.Filter(*f)
+	}
+	s.Concepts = privacy.FilterAll(s.Concepts)
+	s.Files = privacy.FilterAll(s.Files)
 	return nil
 }
 
@@ -261,6 +274,10 @@ func checkPrompt(p *memory.Prompt) error {
 	}
 	if p.CreatedAt.IsZero() {
 		return memory.Invalid("created_at", "an RFC 3339 time", "")
+	}
+	text := p.Text
+	if p.Text = privacy.Filter(p.Text); !privacy.IsEmpty(text) && privacy.IsEmpty(p.Text) {
+		return memory.Invalid("text", "text that is not entirely private", "")
 	}
 	return nil
 }

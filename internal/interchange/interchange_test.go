@@ -89,3 +89,70 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 	})
 }
+
+// Imported text passes the privacy filter like text recorded by mem itself.
+func TestDecodeFiltersPrivateText(t *testing.T) {
+	const secret = `<private>hunter2</private> ghp_16C7e42F292c6912E7710c838347Ae178B4a password=hunter2`
+	lines := []string{
+		`{"kind":"session","id":"s1","project":"p","started_at":"2026-01-02T03:04:05Z","files_read":["S"],"last_message":"S"}`,
+		`{"kind":"observation","uuid":"u1","session_id":"s1","type":"note","title":"keep S","subtitle":"S","narrative":"S","facts":["S"],"concepts":["S"],"files_read":["S"],"files_modified":["S"],"tool_name":"S","agent_type":"S","created_at":"2026-01-02T03:04:05Z"}`,
+		`{"kind":"summary","uuid":"u2","session_id":"s1","request":"S","investigated":"S","learned":"S","completed":"S","next_steps":"S","decisions":"S","concepts":["S"],"files":["S"],"text":"S","created_at":"2026-01-02T03:04:05Z"}`,
+		`{"kind":"prompt","uuid":"u3","session_id":"s1","prompt_number":1,"text":"keep S","created_at":"2026-01-02T03:04:05Z"}`,
+	}
+	in := strings.ReplaceAll(strings.Join(lines, "\n"), "S", strings.ReplaceAll(secret, `"`, `\"`))
+	recs, err := Decode(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	enc := NewEncoder(&b)
+	for _, r := range recs {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, leak := range []string{"hunter2", "ghp_16C7", "<private>"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("%q was kept:\n%s", leak, out)
+		}
+	}
+	if !strings.Contains(out, `"title":"keep [REDACTED] password=[REDACTED]"`) {
+		t.Errorf("the title lost more than its secrets:\n%s", out)
+	}
+	// What comes out decodes to itself: the filter changes filtered text no more.
+	again, err := Decode(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c strings.Builder
+	enc = NewEncoder(&c)
+	for _, r := range again {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if c.String() != out {
+		t.Errorf("a second pass changed the records:\n%s\n%s", out, c.String())
+	}
+}
+
+func TestDecodeRejectsEntirelyPrivateText(t *testing.T) {
+	for field, line := range map[string]string{
+		"title": `{"kind":"observation","uuid":"u","session_id":"s1","type":"note","title":"<private>all</private>","created_at":"2026-01-02T03:04:05Z"}`,
+		"text":  `{"kind":"prompt","uuid":"u","session_id":"s1","prompt_number":1,"text":"<private>all</private>","created_at":"2026-01-02T03:04:05Z"}`,
+	} {
+		_, err := Decode(strings.NewReader(goodSession + "\n" + line + "\n"))
+		var le *memory.LineError
+		var ve *memory.ValidationError
+		if !errors.As(err, &le) || le.Line != 2 || !errors.As(err, &ve) || ve.Field != field {
+			t.Errorf("%s: got %v, want a validation error on line 2, field %s", field, err, field)
+		}
+	}
+}

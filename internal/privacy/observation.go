@@ -17,10 +17,10 @@ func CleanObservation(o memory.Observation) (memory.Observation, error) {
 	o.Title = Filter(o.Title)
 	o.Subtitle = Filter(o.Subtitle)
 	o.Narrative = Filter(o.Narrative)
-	o.Facts = filterAll(o.Facts)
-	o.Concepts = filterAll(o.Concepts)
-	o.FilesRead = filterAll(o.FilesRead)
-	o.FilesModified = filterAll(o.FilesModified)
+	o.Facts = FilterAll(o.Facts)
+	o.Concepts = FilterAll(o.Concepts)
+	o.FilesRead = FilterAll(o.FilesRead)
+	o.FilesModified = FilterAll(o.FilesModified)
 	o.ToolName = Filter(o.ToolName)
 	o.AgentType = Filter(o.AgentType)
 	if strings.TrimSpace(title) != "" && strings.TrimSpace(o.Title) == "" {
@@ -30,7 +30,11 @@ func CleanObservation(o memory.Observation) (memory.Observation, error) {
 	return o, o.Validate()
 }
 
-func filterAll(in []string) []string {
+// FilterAll filters each text of a list; nil stays nil.
+func FilterAll(in []string) []string {
+	if in == nil {
+		return nil
+	}
 	out := make([]string, len(in))
 	for i, s := range in {
 		out[i] = Filter(s)

@@ -74,7 +74,13 @@ func StripPrivate(text string) string {
 			i++
 		}
 	}
-	return strings.TrimSpace(b.String())
+	out := strings.TrimSpace(b.String())
+	if HasPrivate(out) {
+		// Removing a part joined two halves of a tag ("<priv<private>x</private>ate>"):
+		// filter again, so that filtered text passes the filter unchanged.
+		return StripPrivate(out)
+	}
+	return out
 }
 
 // HasPrivate reports whether text holds a <private> tag, in any case.
