@@ -23,22 +23,39 @@ const (
 var secretPatterns = []struct {
 	re   *regexp.Regexp
 	repl string
+	// hints are literals one of which every match contains: a text without
+	// any of them is not searched (most text is not, which keeps Redact cheap).
+	hints []string
 }{
-	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), Redacted},
-	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b`), Redacted},
-	{regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`), Redacted},
-	{regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), Redacted},
-	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`), Redacted},
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), Redacted},
-	{regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), Redacted},
-	{regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`), Redacted},
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), Redacted},
-	{regexp.MustCompile(`(?i)\b(Bearer\s+)[A-Za-z0-9_\-\.=]{20,}`), "${1}" + Redacted},
+	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), Redacted, []string{"-----BEGIN "}},
+	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`), Redacted, []string{"sk-"}},
+	{regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), Redacted, []string{"AKIA", "ASIA"}},
+	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`), Redacted, []string{"xox"}},
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), Redacted, []string{"AIza"}},
+	{regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), Redacted, []string{"k_live_", "k_test_"}},
+	{regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`), Redacted, []string{"glpat-"}},
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), Redacted, []string{"eyJ"}},
 }
+
+// bearer matches an Authorization header's token, keeping the scheme.
+var bearer = regexp.MustCompile(`(?i)\b(Bearer\s+)[A-Za-z0-9_\-\.=]{20,}`)
 
 // assignment matches password=..., api_key: "...", secret_token=..., keeping
 // the name and replacing the value.
 var assignment = regexp.MustCompile(`(?i)\b([A-Za-z0-9_\-]*(?:password|passwd|pwd|secret|api[_\-]?key|access[_\-]?key|auth[_\-]?token|token)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&"']+)`)
+
+// assignmentHints are what every assignment match contains, lowercased.
+var assignmentHints = []string{"passw", "pwd", "secret", "api", "access", "token"}
+
+func containsAny(text string, subs []string) bool {
+	for _, s := range subs {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // Filter returns text with private parts removed and secrets redacted. An
 // unclosed <private> hides everything after it. Tags match in any case.
@@ -118,7 +135,19 @@ func asciiLower(text string) string {
 // Redact replaces secrets by [REDACTED].
 func Redact(text string) string {
 	for _, p := range secretPatterns {
-		text = p.re.ReplaceAllString(text, p.repl)
+		if containsAny(text, p.hints) {
+			text = p.re.ReplaceAllString(text, p.repl)
+		}
+	}
+	// The case-insensitive patterns: Go folds ſ to s and the Kelvin sign to
+	// k, which an ASCII-lowered hint would miss.
+	lower := asciiLower(text)
+	folds := strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
+	if folds || strings.Contains(lower, "bearer") {
+		text = bearer.ReplaceAllString(text, "${1}"+Redacted)
+	}
+	if !strings.ContainsAny(text, ":=") || !folds && !containsAny(lower, assignmentHints) {
+		return text
 	}
 	return assignment.ReplaceAllStringFunc(text, func(m string) string {
 		sub := assignment.FindStringSubmatch(m)
@@ -140,6 +169,7 @@ func secretSpans(text string) [][]int {
 	for _, p := range secretPatterns {
 		spans = append(spans, p.re.FindAllStringIndex(text, -1)...)
 	}
+	spans = append(spans, bearer.FindAllStringIndex(text, -1)...)
 	return append(spans, assignment.FindAllStringIndex(text, -1)...)
 }
 
