@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,10 +54,19 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"observe", "--session", "s", "--type", "note", "--title", "x"}, ExitOK},
 		{[]string{"observe", "--session", "s", "--type", "note"}, ExitUsage},
 		{[]string{"session", "list", "--limit", "0"}, ExitUsage},
+		{append([]string{"get"}, manyIDs(1001)...), ExitUsage},
 	}
 	for _, tt := range tests {
 		if code, _, stderr := run(t, env, tt.args...); code != tt.code {
 			t.Errorf("mem %v: exit %d (stderr %q), want %d", tt.args, code, stderr, tt.code)
 		}
 	}
+}
+
+func manyIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i + 1)
+	}
+	return out
 }
