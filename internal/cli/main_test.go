@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,6 +55,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"observe", "--session", "s", "--type", "note", "--title", "x"}, ExitOK},
 		{[]string{"observe", "--session", "s", "--type", "note"}, ExitUsage},
 		{[]string{"session", "list", "--limit", "0"}, ExitUsage},
+		{append([]string{"get"}, manyIDs(1001)...), ExitUsage},
 	}
 	for _, tt := range tests {
 		if code, _, stderr := run(t, env, tt.args...); code != tt.code {
@@ -109,4 +111,12 @@ func TestOnlyHookIsForgiven(t *testing.T) {
 			t.Errorf("mem %v: exit %d (stderr %q), want %d", args, code, stderr, ExitUsage)
 		}
 	}
+}
+
+func manyIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i + 1)
+	}
+	return out
 }
