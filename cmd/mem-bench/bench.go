@@ -24,6 +24,7 @@ type benchConfig struct {
 	warmup   int
 	cache    string
 	fixtures string
+	events   map[string][]byte // the hook events measured, by file name
 	only     string
 	fresh    bool
 }
@@ -96,7 +97,7 @@ func runBench(args []string) error {
 	fs.IntVar(&c.runs, "runs", 15, "measured runs per path")
 	fs.IntVar(&c.warmup, "warmup", 3, "unmeasured runs first")
 	fs.StringVar(&c.cache, "cache", ".bench", "folder for generated data and databases")
-	fs.StringVar(&c.fixtures, "fixtures", "/work/shared/fixtures/hooks", "hook event fixtures")
+	fs.StringVar(&c.fixtures, "fixtures", defaultFixtures(), "hook event fixtures (claude-code/*.json under it)")
 	fs.StringVar(&c.only, "only", "", "measure only paths whose name contains this")
 	fs.BoolVar(&c.fresh, "fresh", false, "rebuild the databases (and measure import again)")
 	out := fs.String("out", "", "also write the markdown report here")
@@ -113,6 +114,9 @@ func runBench(args []string) error {
 		return err
 	}
 	c.mem = mem
+	if c.events, err = loadEvents(c.fixtures, benchEvents); err != nil {
+		return err
+	}
 
 	loadBefore := loadavg()
 	var rows []row
@@ -231,9 +235,9 @@ func lastLine(s string) string {
 // cases lists the measured paths for a database of n observations.
 func (c benchConfig) cases(n int, db string) []benchCase {
 	fixture := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join(c.fixtures, "claude-code", name))
-		if err != nil {
-			return nil
+		b, ok := c.events[name]
+		if !ok {
+			panic("bench: hook event " + name + " is not in benchEvents")
 		}
 		return b
 	}

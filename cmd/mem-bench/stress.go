@@ -38,7 +38,7 @@ func runStress(args []string) error {
 	s := &stress{}
 	fs.StringVar(&s.mem, "mem", "bin/mem", "the mem binary")
 	fs.BoolVar(&s.short, "short", false, "the short form run by scripts/test")
-	fs.StringVar(&s.fixtures, "fixtures", "/work/shared/fixtures/hooks", "hook event fixtures")
+	fs.StringVar(&s.fixtures, "fixtures", defaultFixtures(), "hook event fixtures (claude-code/*.json under it)")
 	only := fs.String("only", "", "run only the checks whose name contains this")
 	keep := fs.Bool("keep", false, "keep the work folder")
 	table := fs.String("table", "", "write the bad-input table (markdown) here")
@@ -55,6 +55,13 @@ func runStress(args []string) error {
 		defer os.RemoveAll(s.dir)
 	}
 	s.rng = rand.New(rand.NewPCG(*seed, 1))
+	// A wrong -fixtures is found before minutes of checks, not after.
+	if _, err := claudeEvents(s.fixtures); err != nil {
+		return err
+	}
+	if _, err := loadEvents(s.fixtures, stormEvents); err != nil {
+		return err
+	}
 	fmt.Printf("mem stress (short=%v, seed=%d, %s)\n", s.short, *seed, machine())
 	checks := []struct {
 		name string
@@ -251,8 +258,8 @@ func (s *stress) concurrency() error {
 	// default; 1 s of slack for process start on a loaded machine).
 	hooks := 0
 	if s.has("hook") {
-		for _, name := range []string{"session-start-startup.json", "user-prompt-submit.json"} {
-			in, err := os.ReadFile(filepath.Join(s.fixtures, "claude-code", name))
+		for _, name := range stormEvents {
+			in, err := claudeEvent(s.fixtures, name)
 			if err != nil {
 				return err
 			}
@@ -520,12 +527,16 @@ func (s *stress) crashSummarize() error {
 }
 
 // hookExitsZero runs every Claude Code fixture through the hook against db
-// and fails when one does not exit 0 in time or prints invalid output.
+// and fails when one does not exit 0 in time or prints invalid output, or
+// when there is no fixture to run.
 func (s *stress) hookExitsZero(db string) error {
+	files, err := claudeEvents(s.fixtures)
+	if err != nil {
+		return err
+	}
 	if !s.has("hook") {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(s.fixtures, "claude-code", "*.json"))
 	for _, f := range files {
 		in, err := os.ReadFile(f)
 		if err != nil {

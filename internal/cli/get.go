@@ -32,7 +32,14 @@ type getResult struct {
 	Prompt      *memory.Prompt      `json:"prompt,omitempty"`
 }
 
+// maxGetIDs bounds one call: full records of more than this are not a
+// progressive-disclosure step any agent or person can use.
+const maxGetIDs = 1000
+
 func runGet(ctx context.Context, app *App, args []string) error {
+	if len(args) > maxGetIDs {
+		return invalid("id", fmt.Sprintf("at most %d ids per call", maxGetIDs), fmt.Sprintf("%d ids", len(args)))
+	}
 	refs := make([]recordRef, 0, len(args))
 	var obsIDs []int64
 	for _, a := range args {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -64,23 +65,67 @@ func hookArgs(args []string) (agent string, flags map[string]string) {
 	return agent, flags
 }
 
+// hookCall returns the index of "hook" in args when they call mem hook (it
+// is the first positional argument, the values of --db and --project given
+// as separate arguments skipped), or -1.
+func hookCall(args []string) int {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			if i+1 < len(args) && args[i+1] == "hook" {
+				return i + 1
+			}
+			return -1
+		case a == "--db" || a == "--project":
+			i++
+		case strings.HasPrefix(a, "-") && a != "-":
+		case a == "hook":
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
+}
+
+// hookLogger returns mem hook's logger, writing to the configured hook.log
+// when the configuration (also returned) can be read.
+func hookLogger(app *App, flags map[string]string) (*hook.Logger, *config.Config, error) {
+	log := &hook.Logger{Err: app.Err, Path: filepath.Join(config.UserDirs(app.Getenv).State, "hook.log"), Now: app.Now}
+	cfg, err := config.Load(app.Getenv, flags)
+	if err != nil {
+		return log, nil, err
+	}
+	log.Path = cfg.String("hook.log")
+	return log, cfg, nil
+}
+
+// hookRefused logs a call of mem hook (args[at] is "hook") whose command
+// line cobra did not accept, so the hook never ran.
+func hookRefused(app *App, args []string, at int, err error) {
+	agent, flags := hookArgs(append(append([]string{}, args[:at]...), args[at+1:]...))
+	log, _, _ := hookLogger(app, flags)
+	why := "not understood"
+	if err != nil {
+		why = err.Error()
+	}
+	log.Printf(hook.Event{Agent: agent}, "command line %q: %s: nothing done", args, why)
+}
+
 func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 	agent, flags := hookArgs(args)
-	dirs := config.UserDirs(app.Getenv)
-	log := &hook.Logger{Err: app.Err, Path: dirs.State + "/hook.log", Now: app.Now}
 	fail := hook.Event{Agent: agent}
+	log, cfg, err := hookLogger(app, flags)
 	defer func() {
 		if p := recover(); p != nil {
 			log.Printf(fail, "panic: %v", p)
 		}
 	}()
-	cfg, err := config.Load(app.Getenv, flags)
 	if err != nil {
 		log.Printf(fail, "configuration: %v (hook disabled until it is fixed)", err)
 		return
 	}
 	app.cfg = cfg
-	log.Path = cfg.String("hook.log")
 	adapter, ok := hook.Adapters()[agent]
 	if !ok {
 		log.Printf(fail, "unknown agent %q: want claude, codex, gemini or opencode", agent)

@@ -47,7 +47,9 @@ as <file>.mem.bak.`
 	f := cmd.Flags()
 	f.StringVar(&o.Scope, "scope", install.ScopeUser, "user (your settings) or project (the project's settings, to commit)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the resulting file instead of writing it")
-	if !remove {
+	if remove {
+		f.StringVar(&o.Bin, "bin", "", "the mem command the hooks were installed with, when its file is not named mem (default: this binary's absolute path)")
+	} else {
 		f.StringVar(&o.Bin, "bin", "", "the mem command the hooks run (default: this binary's absolute path)")
 	}
 	return cmd
@@ -58,11 +60,13 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	if err != nil {
 		return err
 	}
+	bin, berr := memBinary(o.Bin, "--bin")
 	var plan install.Plan
 	if remove {
-		plan, err = install.Uninstall(o.Agent, path, before)
+		// Without this binary's path, entries of a binary named mem are
+		// still recognised.
+		plan, err = install.Uninstall(o.Agent, path, before, bin)
 	} else {
-		bin, berr := memBinary(o.Bin, "--bin")
 		if berr != nil {
 			return berr
 		}

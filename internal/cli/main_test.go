@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,10 +55,68 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"observe", "--session", "s", "--type", "note", "--title", "x"}, ExitOK},
 		{[]string{"observe", "--session", "s", "--type", "note"}, ExitUsage},
 		{[]string{"session", "list", "--limit", "0"}, ExitUsage},
+		{append([]string{"get"}, manyIDs(1001)...), ExitUsage},
 	}
 	for _, tt := range tests {
 		if code, _, stderr := run(t, env, tt.args...); code != tt.code {
 			t.Errorf("mem %v: exit %d (stderr %q), want %d", tt.args, code, stderr, tt.code)
 		}
 	}
+}
+
+// TestHookNeverFailsOnABadCommandLine: whatever cobra makes of the command
+// line, a call of mem hook exits 0, prints nothing on stdout and says what
+// was wrong on stderr (one line, also in hook.log).
+func TestHookNeverFailsOnABadCommandLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bogus", "hook", "claude"},
+		{"--bogus=1", "hook", "codex"},
+		{"-x", "hook", "claude"},
+		{"--json=maybe", "hook", "gemini"},
+		{"--db", "x.db", "--nope", "hook", "claude"},
+		{"--project", "p", "-Z", "hook", "opencode"},
+		{"--db=x.db", "--bogus", "hook"},
+		{"--bogus", "--", "hook", "claude"},
+		{"--help", "hook", "claude"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{"HOME": dir, "MEM_DB": filepath.Join(dir, "mem.db"), "XDG_STATE_HOME": filepath.Join(dir, "state")}
+			code, stdout, stderr := run(t, env, args...)
+			if code != 0 || stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 0 and no output", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "mem hook") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr %q: want one line from mem hook", stderr)
+			}
+			if log, err := os.ReadFile(filepath.Join(dir, "state", "mem", "hook.log")); err != nil || string(log) != stderr {
+				t.Errorf("hook.log %q (%v), want what stderr says", log, err)
+			}
+		})
+	}
+}
+
+// TestOnlyHookIsForgiven: the same bad flags before any other command are
+// still usage errors, and a --db value named hook does not make a hook call.
+func TestOnlyHookIsForgiven(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "MEM_DB": filepath.Join(dir, "mem.db"), "MEM_PROJECT": "p"}
+	for _, args := range [][]string{
+		{"--bogus", "stats"},
+		{"--bogus", "hookx", "claude"},
+		{"--db", "hook", "--bogus", "stats"},
+		{"--project", "hook", "--bogus"},
+	} {
+		if code, _, stderr := run(t, env, args...); code != ExitUsage {
+			t.Errorf("mem %v: exit %d (stderr %q), want %d", args, code, stderr, ExitUsage)
+		}
+	}
+}
+
+func manyIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = strconv.Itoa(i + 1)
+	}
+	return out
 }

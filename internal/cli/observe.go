@@ -157,6 +157,8 @@ func jsonMessage(err error) string {
 		return "empty input"
 	case errors.As(err, &se):
 		return fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, se.Error())
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Sprintf("a JSON %s instead of an object", te.Value)
 	case errors.As(err, &te):
 		return fmt.Sprintf("field %s has a JSON %s", te.Field, te.Value)
 	}

@@ -51,9 +51,20 @@ func Main(ctx context.Context, app *App, args []string) int {
 	root.SetIn(app.In)
 	root.SetOut(app.Out)
 	root.SetErr(app.Err)
+	at := hookCall(args)
+	if at >= 0 {
+		// What cobra prints itself (help, usage) is no reply for an editor.
+		root.SetOut(io.Discard)
+	}
 	err := root.ExecuteContext(ctx)
 	if app.db != nil {
 		app.db.Close()
+	}
+	if at >= 0 && !app.started {
+		// Cobra refused the command line before mem hook could run; the
+		// editor still must not fail.
+		hookRefused(app, args, at, err)
+		return ExitOK
 	}
 	if err == nil {
 		return 0

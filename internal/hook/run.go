@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxEvent is the largest event read from stdin; a larger one is dropped
@@ -126,14 +129,16 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 	if l.Now != nil {
 		now = l.Now
 	}
-	where := ev.Agent
+	// Event fields and messages carry text the editor sent: the line must
+	// stay one line of printable text in a terminal and in hook.log.
+	where := field(ev.Agent)
 	if ev.Name != "" {
-		where += " " + ev.Name
+		where += " " + field(ev.Name)
 	}
 	if ev.SessionID != "" {
-		where += " session " + ev.SessionID
+		where += " session " + field(ev.SessionID)
 	}
-	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	msg := escapeControls(strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 	line := fmt.Sprintf("%s mem hook %s: %s\n", now().UTC().Format(time.RFC3339), where, msg)
 	if l.Err != nil {
 		io.WriteString(l.Err, line)
@@ -150,4 +155,40 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 	}
 	defer f.Close()
 	io.WriteString(f, line)
+}
+
+// field returns s as is when it is plain (printable, no spaces), quoted
+// otherwise.
+func field(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) || r == '"' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// escapeControls writes the control characters of s (line and paragraph
+// separators and invalid bytes included) as Go escapes.
+func escapeControls(s string) string {
+	if strings.IndexFunc(s, needsEscape) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case needsEscape(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }

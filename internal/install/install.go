@@ -121,9 +121,34 @@ func shellQuote(s string) string {
 }
 
 // ours recognises a hook command mem installed for arg, wherever the
-// binary was then.
+// binary was then, as long as it was named mem.
 func ours(arg string) *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s/\\'"])mem(?:\.exe)?['"]?\s+hook\s+` + regexp.QuoteMeta(arg) + `\s*$`)
+}
+
+// matcher recognises mem's hook entries for agent: those whose command is
+// what Command(bin, agent) writes, those of a binary named mem anywhere,
+// and, where entries carry a name (Gemini), those named mem that run
+// "<any binary> hook <agent>", since that name says who wrote them.
+func matcher(agent, bin string) func(entry *object) bool {
+	s := agentSettings[agent]
+	re := ours(s.arg)
+	anyBin := regexp.MustCompile(`\s+hook\s+` + regexp.QuoteMeta(s.arg) + `\s*$`)
+	exact := ""
+	if bin != "" {
+		exact = Command(bin, agent)
+	}
+	return func(entry *object) bool {
+		c, ok := entry.vals["command"].(string)
+		if !ok {
+			return false
+		}
+		if (exact != "" && strings.TrimSpace(c) == exact) || re.MatchString(c) {
+			return true
+		}
+		name, _ := entry.vals["name"].(string)
+		return s.named && name == "mem" && anyBin.MatchString(c)
+	}
 }
 
 // Install returns the plan that adds mem's hooks (running bin) to the
@@ -146,7 +171,7 @@ func Install(agent, path string, before []byte, bin string) (Plan, error) {
 	if err != nil {
 		return p, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
 	}
-	removeOurs(doc, s.arg)
+	removeOurs(doc, matcher(agent, bin))
 	hooks, ok := asObject(doc, "hooks")
 	if !ok {
 		return p, fmt.Errorf("%s: \"hooks\" is not an object: fix it first; nothing was changed", path)
@@ -177,8 +202,9 @@ func Install(agent, path string, before []byte, bin string) (Plan, error) {
 }
 
 // Uninstall returns the plan that removes what Install added: mem's hook
-// entries, and the groups, events and "hooks" object left empty by that.
-func Uninstall(agent, path string, before []byte) (Plan, error) {
+// entries (those running bin, or a binary named mem), and the groups,
+// events and "hooks" object left empty by that.
+func Uninstall(agent, path string, before []byte, bin string) (Plan, error) {
 	p := Plan{Agent: agent, Path: path, Before: before}
 	if before == nil {
 		return p, nil
@@ -190,7 +216,7 @@ func Uninstall(agent, path string, before []byte) (Plan, error) {
 		p.Changed = true // After nil: remove the file
 		return p, nil
 	}
-	s, ok := agentSettings[agent]
+	_, ok := agentSettings[agent]
 	if !ok {
 		return p, fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
 	}
@@ -198,7 +224,7 @@ func Uninstall(agent, path string, before []byte) (Plan, error) {
 	if err != nil {
 		return p, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
 	}
-	if removeOurs(doc, s.arg) {
+	if removeOurs(doc, matcher(agent, bin)) {
 		p.After = encode(doc)
 		p.Changed = true
 	} else {
@@ -229,14 +255,13 @@ func asObject(doc *object, key string) (*object, bool) {
 	return o, ok
 }
 
-// removeOurs takes mem's hook entries for arg out of doc, and the
+// removeOurs takes the hook entries isOurs recognises out of doc, and the
 // containers they leave empty; it reports whether it removed anything.
-func removeOurs(doc *object, arg string) bool {
+func removeOurs(doc *object, isOurs func(entry *object) bool) bool {
 	hooks, ok := doc.vals["hooks"].(*object)
 	if !ok {
 		return false
 	}
-	re := ours(arg)
 	removed := false
 	for _, event := range append([]string(nil), hooks.keys...) {
 		groups, ok := hooks.vals[event].([]any)
@@ -258,10 +283,8 @@ func removeOurs(doc *object, arg string) bool {
 			}
 			var kept []any
 			for _, h := range list {
-				if ho, ok := h.(*object); ok {
-					if c, ok := ho.vals["command"].(string); ok && re.MatchString(c) {
-						continue
-					}
+				if ho, ok := h.(*object); ok && isOurs(ho) {
+					continue
 				}
 				kept = append(kept, h)
 			}

@@ -1,13 +1,14 @@
 package install
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
 
 func TestUninstallKeepsWhatIsNotOurs(t *testing.T) {
 	before := []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"},{"type":"command","command":"/usr/bin/mem hook claude","timeout":5}]}],"Other":[]}}`)
-	p, err := Uninstall("claude", "s.json", before)
+	p, err := Uninstall("claude", "s.json", before, "")
 	if err != nil || !p.Changed {
 		t.Fatalf("changed %v, err %v", p.Changed, err)
 	}
@@ -27,7 +28,7 @@ func TestInstallTwiceIsUnchanged(t *testing.T) {
 		if err != nil || again.Changed {
 			t.Errorf("%s: second install changed the file (err %v)", agent, err)
 		}
-		u, _ := Uninstall(agent, "s.json", p.After)
+		u, _ := Uninstall(agent, "s.json", p.After, "/bin/mem")
 		if strings.TrimSpace(string(u.After)) != "{}" {
 			t.Errorf("%s: uninstall left %s", agent, u.After)
 		}
@@ -52,5 +53,52 @@ func TestNotAnObject(t *testing.T) {
 	}
 	if _, err := Install("claude", "s.json", []byte(`{"hooks": 3}`), "mem"); err == nil {
 		t.Error(`"hooks": 3 must be refused`)
+	}
+}
+
+// TestBinaryNotNamedMem: with a binary whose file is not named mem, a second
+// install changes nothing and uninstall gives the user's file back, for each
+// agent with a settings file.
+func TestBinaryNotNamedMem(t *testing.T) {
+	user := []byte(`{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}`)
+	for _, agent := range []string{"claude", "codex", "gemini"} {
+		for _, bin := range []string{"/tmp/memrev", "/opt/my tools/mem-dev", `C:\tools\mem-1.2.exe`, "memrev"} {
+			p, err := Install(agent, "s.json", user, bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(agentSettings[agent].events)
+			q, _ := json.Marshal(Command(bin, agent))
+			cmd := string(q) // as it appears in the file
+			again, err := Install(agent, "s.json", p.After, bin)
+			if err != nil || again.Changed || strings.Count(string(again.After), cmd) != n {
+				t.Errorf("%s %s: second install changed the file (err %v): %d entries, want %d", agent, bin, err, strings.Count(string(again.After), cmd), n)
+			}
+			u, err := Uninstall(agent, "s.json", again.After, bin)
+			if err != nil || !u.Changed || string(u.After) != string(normalize(user)) {
+				t.Errorf("%s %s: uninstall left (err %v)\n%s", agent, bin, err, u.After)
+			}
+		}
+	}
+}
+
+// TestOtherToolsStay: entries of other tools stay, even when their command
+// ends like mem's, unless they are mem's by name (Gemini).
+func TestOtherToolsStay(t *testing.T) {
+	for _, tc := range []struct {
+		agent, entry string
+		ours         bool
+	}{
+		{"claude", `{"type":"command","command":"/usr/bin/notify hook claude"}`, false},
+		{"claude", `{"type":"command","command":""}`, false},
+		{"gemini", `{"name":"notify","type":"command","command":"/usr/bin/notify hook gemini"}`, false},
+		{"gemini", `{"name":"mem","type":"command","command":"/tmp/memrev hook gemini"}`, true},
+		{"gemini", `{"name":"mem","type":"command","command":"/tmp/memrev hook claude"}`, false},
+	} {
+		before := []byte(`{"hooks":{"Stop":[{"hooks":[` + tc.entry + `]}]}}`)
+		u, err := Uninstall(tc.agent, "s.json", before, "/usr/local/bin/mem2")
+		if err != nil || u.Changed != tc.ours {
+			t.Errorf("%s %s: removed %v (err %v), want %v", tc.agent, tc.entry, u.Changed, err, tc.ours)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -129,12 +130,14 @@ func (db *DB) Observations(ctx context.Context, ids []int64) ([]memory.Observati
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	q, args, err := sqlx.In(`SELECT `+observationCols+` FROM observations WHERE id IN (?)`, ids)
+	// One JSON parameter rather than one per id: SQLite caps bound variables.
+	list, err := json.Marshal(ids)
 	if err != nil {
 		return nil, err
 	}
 	var rows []observationRow
-	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
+	if err := db.x.SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations
+		WHERE id IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
 		return nil, fmt.Errorf("reading observations: %w", mapErr(err))
 	}
 	byID := make(map[int64]memory.Observation, len(rows))

@@ -158,21 +158,41 @@ func (db *DB) ListSessions(ctx context.Context, f SessionFilter) ([]memory.Sessi
 func (db *DB) TouchSession(ctx context.Context, id string, at time.Time) error {
 	_, err := db.x.ExecContext(ctx, `UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
 		toMillis(at), id)
-	return mapErr(err)
+	if err != nil {
+		return fmt.Errorf("touching session %s: %w", id, mapErr(err))
+	}
+	return nil
 }
+
+// MaxFilesRead bounds the files a session remembers having read; past it the
+// oldest are dropped, so a long session's row does not grow without end.
+const MaxFilesRead = 500
 
 // AddFilesRead adds paths to the files a session has read, once each.
 func (db *DB) AddFilesRead(ctx context.Context, id string, paths []string, at time.Time) error {
-	return db.tx(ctx, func(tx *sqlx.Tx) error {
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
 		s, err := getSession(ctx, tx, id)
 		if err != nil {
 			return err
 		}
 		files := memory.CleanList(append(s.FilesRead, paths...))
+		if len(files) == len(s.FilesRead) {
+			// Nothing new: only the activity time moves.
+			_, err = tx.ExecContext(ctx, `UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
+				toMillis(at), id)
+			return err
+		}
+		if len(files) > MaxFilesRead {
+			files = files[len(files)-MaxFilesRead:]
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET files_read = ?, last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
 			encodeList(files), toMillis(at), id)
 		return err
 	})
+	if err != nil {
+		return fmt.Errorf("recording files read in session %s: %w", id, err)
+	}
+	return nil
 }
 
 // SetLastMessage keeps the agent's last message of a session for its summary.
@@ -180,7 +200,7 @@ func (db *DB) SetLastMessage(ctx context.Context, id, msg string, at time.Time) 
 	res, err := db.x.ExecContext(ctx, `UPDATE sessions SET last_message = ?, last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
 		msg, toMillis(at), id)
 	if err != nil {
-		return mapErr(err)
+		return fmt.Errorf("keeping the last message of session %s: %w", id, mapErr(err))
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("session %s: %w", id, memory.ErrNotFound)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -163,5 +164,53 @@ func TestForgetSessionRemovesEverything(t *testing.T) {
 		if !c.OK {
 			t.Errorf("doctor %s: %s", c.Name, c.Detail)
 		}
+	}
+}
+
+// More ids than SQLite has bound variables still get a clear answer.
+func TestObservationsManyIDs(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	startTest(t, db, "s1", "p1")
+	a, err := db.AddObservation(ctx, memory.Observation{SessionID: "s1", Type: memory.TypeNote, Title: "only one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []int64{a.ID}
+	for i := int64(1000); i < 41000; i++ {
+		ids = append(ids, i)
+	}
+	if _, err := db.Observations(ctx, ids); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("got %v, want ErrNotFound", err)
+	}
+	got, err := db.Observations(ctx, []int64{a.ID, a.ID})
+	if err != nil || len(got) != 2 || got[1].Title != "only one" {
+		t.Fatalf("repeated id: %v %v", got, err)
+	}
+}
+
+func TestFilesReadAreBounded(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	startTest(t, db, "s1", "p1")
+	var paths []string
+	for i := 0; i < MaxFilesRead+100; i++ {
+		paths = append(paths, fmt.Sprintf("f%04d.go", i))
+	}
+	if err := db.AddFilesRead(ctx, "s1", paths, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AddFilesRead(ctx, "s1", paths[len(paths)-3:], time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.Session(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.FilesRead) != MaxFilesRead || s.FilesRead[MaxFilesRead-1] != paths[len(paths)-1] {
+		t.Fatalf("%d files kept, last %q", len(s.FilesRead), s.FilesRead[len(s.FilesRead)-1])
+	}
+	if err := db.AddFilesRead(ctx, "nope", paths[:1], time.Time{}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("unknown session: %v", err)
 	}
 }
