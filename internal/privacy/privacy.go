@@ -151,11 +151,27 @@ func Redact(text string) string {
 	}
 	return assignment.ReplaceAllStringFunc(text, func(m string) string {
 		sub := assignment.FindStringSubmatch(m)
-		if sub[2] == Redacted {
+		if sub[2] == Redacted || !secretValue(sub[1], sub[2]) {
 			return m
 		}
 		return sub[1] + Redacted
 	})
+}
+
+// secretValue decides whether the value assigned to a secret-sounding name is
+// a secret. A password's value always is, and so is a quoted literal; a bare
+// value of a token, key or secret must look like one (8 or more characters
+// with a digit), so prose such as "mergeToken: context deadline exceeded"
+// and code such as "token = next()" stay readable.
+func secretValue(name, value string) bool {
+	lname := strings.ToLower(name)
+	if strings.Contains(lname, "passw") || strings.Contains(lname, "pwd") {
+		return true
+	}
+	if strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "'") {
+		return true
+	}
+	return len(value) >= 8 && strings.ContainsAny(value, "0123456789")
 }
 
 // secretReach bounds how far before or after a cut a secret that crosses it

@@ -27,6 +27,10 @@ func TestFilter(t *testing.T) {
 		{"bearer", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345", "Authorization: Bearer [REDACTED]"},
 		{"private key block", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", "[REDACTED]"},
 		{"not a secret", "maxRetries := cfg.Refund.MaxRetries", "maxRetries := cfg.Refund.MaxRetries"},
+		{"token-named prose", "mergeToken: context deadline exceeded", "mergeToken: context deadline exceeded"},
+		{"token from a call", "token = next()", "token = next()"},
+		{"bare token value", "auth_token=9f86d081884c7d65", "auth_token=[REDACTED]"},
+		{"short password", "pwd: abc", "pwd: [REDACTED]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
