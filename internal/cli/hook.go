@@ -187,7 +187,7 @@ func trimWAL(ctx context.Context, db *store.DB, deadline time.Time) {
 // wireHookFeatures connects the feature packages the hook answers with:
 // recall gives the blocks `mem inject` prints, summarize writes the
 // extractive summary (at SessionEnd, and as the checkpoint before compaction),
-// the context sources give prompt-time context (docs/context.md).
+// the context sources give prompt-time context (README).
 func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 	settings := recall.SettingsFromConfig(cfg)
 	h.Recall = func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error) {

@@ -100,7 +100,7 @@ func editMCP(agent, path string, before []byte, bin string, args []string, remov
 	}
 	doc, err := parseObject(before)
 	if err != nil {
-		return p, fmt.Errorf("%s is not valid JSON (%v; comments are not supported): add mem by hand, see docs/mcp.md; nothing was changed", path, err)
+		return p, fmt.Errorf("%s is not valid JSON (%v; comments are not supported): add mem by hand, see the README; nothing was changed", path, err)
 	}
 	servers, ok := asObject(doc, key)
 	if !ok {
@@ -158,7 +158,7 @@ func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
 				at = len(kept)
 			}
 		} else if !inMem && ((current == "" && tomlDottedMem.MatchString(l)) || (current == "mcp_servers" && tomlMemKey.MatchString(l))) {
-			return nil, errors.New("mem is defined with a dotted or inline key: edit it by hand, see docs/mcp.md")
+			return nil, errors.New("mem is defined with a dotted or inline key: edit it by hand, see the README")
 		}
 		if inMem {
 			section = append(section, l)

@@ -9,7 +9,7 @@ import (
 
 // Ranking holds the knobs of how hits are scored. DefaultRanking is what
 // mem search uses; every value there was chosen by measurement on the
-// LoCoMo retrieval eval (see docs/search.md).
+// LoCoMo retrieval eval (see the README).
 type Ranking struct {
 	// Weights of the observations_fts columns in bm25: title, subtitle,
 	// narrative, facts, concepts, files_read, files_modified, search_terms.

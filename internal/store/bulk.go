@@ -71,7 +71,7 @@ func (c *stmtCache) close() {
 // pending terms to disk at every statement of the transaction (a savepoint
 // per statement) and merges segments as it goes: 2,400-3,600 observations/s
 // on 2 cores against 8,000-10,000/s with one pass (BenchmarkImport,
-// docs/bench.md).
+// the README).
 const bulkObservations = 1000
 
 // Ways Import can index; only the benchmarks choose other than importAuto.
@@ -131,7 +131,7 @@ func (db *DB) indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) e
 	}
 	defer tx.ExecContext(ctx, `DELETE FROM observations_fts_config WHERE k = 'hashsize'`)
 	if db.importMode == importRebuild {
-		// Measured against the one-pass insert (docs/bench.md): no faster on
+		// Measured against the one-pass insert (README): no faster on
 		// an empty database, slower the more the database already holds.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (observations_fts) VALUES ('rebuild')`); err != nil {
 			return fmt.Errorf("rebuilding the full-text index: %w", err)

@@ -117,7 +117,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 // keepWAL opens connections that leave the -wal and -shm files in place when
 // the last one closes. mem runs as many short processes; without it each
 // one created both files and deleted them again on exit, which cost a
-// writer about a third of its run (docs/bench.md). journal_size_limit(0)
+// writer about a third of its run (README). journal_size_limit(0)
 // still truncates the WAL to nothing after the closing checkpoint.
 type keepWAL struct{ driver.Connector }
 

@@ -5,7 +5,7 @@ package tokens
 import "unicode/utf8"
 
 // Estimate returns a conservative token count for s, calibrated against the
-// o200k BPE tokenizer (see docs/recall.md and TestEstimateIsConservative):
+// o200k BPE tokenizer (see the README and TestEstimateIsConservative):
 //   - a run of ASCII letters costs one token per four letters (at least one);
 //   - a run of digits costs one token per three digits, since BPE vocabularies
 //     split numbers into groups of at most three; a switch between letters and
