@@ -50,6 +50,9 @@ type benchCase struct {
 	vary     func(stdin []byte, i int) []byte // per-run stdin, so runs do not dedup
 	targetMS float64                          // p50 target at 100k; 0 for none
 	hook     bool                             // hooks also have the 60 MB memory target
+	// expect is text an answer holding memory contains; the verdict counts
+	// the runs that had it, since an empty answer is a different, faster path.
+	expect string
 }
 
 type row struct {
@@ -58,6 +61,7 @@ type row struct {
 	s       stats
 	target  float64
 	hook    bool
+	expect  string
 	skip    string
 	note    string
 	special string // a free-form figures cell (import)
@@ -130,7 +134,7 @@ func runBench(args []string) error {
 			if c.only != "" && !strings.Contains(bc.name, c.only) {
 				continue
 			}
-			r := row{name: bc.name, size: n, target: bc.targetMS, hook: bc.hook}
+			r := row{name: bc.name, size: n, target: bc.targetMS, hook: bc.hook, expect: bc.expect}
 			if missing := c.missing(db, bc.needs); missing != "" {
 				r.skip = missing
 				rows = append(rows, r)
@@ -187,6 +191,7 @@ func (c benchConfig) missing(db string, needs []string) string {
 
 func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 	var rs []run
+	held := 0
 	for i := 0; i < c.warmup+c.runs; i++ {
 		args := append([]string{"--db", db}, bc.args(i)...)
 		in := bc.stdin
@@ -199,9 +204,13 @@ func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 		}
 		if i >= c.warmup {
 			rs = append(rs, r)
+			if bc.expect != "" && bytes.Contains(r.Stdout, []byte(bc.expect)) {
+				held++
+			}
 		}
 	}
 	st := summarise(rs)
+	st.Held = held
 	// Peak memory from /usr/bin/time in three more runs: the rusage of a
 	// child started by Go (vfork) counts the parent's resident set too.
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
@@ -241,7 +250,21 @@ func (c benchConfig) cases(n int, db string) []benchCase {
 		}
 		return b
 	}
+	// The prompt of the UserPromptSubmit event, for `mem context prompt`
+	// to do the hook's work without the hook around it. Both send it in a
+	// new session each run: a session never gets the same memory twice, so
+	// repeating it in one session soon measures an empty answer.
+	var prompt struct {
+		SessionID string `json:"session_id"`
+		Prompt    string `json:"prompt"`
+	}
+	if err := json.Unmarshal(fixture("user-prompt-submit.json"), &prompt); err != nil {
+		panic("bench: user-prompt-submit.json: " + err.Error())
+	}
+	hookArgs := func(int) []string { return []string{"hook", "claude"} }
+	search := func(q string) func(int) []string { return func(int) []string { return []string{"search", q} } }
 	stamp := time.Now().UnixNano()
+	promptSession := func(i int) string { return fmt.Sprintf("%s-%d-%d", prompt.SessionID, stamp, i) }
 	return []benchCase{
 		{name: "mem version (process floor)", args: func(int) []string { return []string{"version"} }},
 		{name: "mem observe", targetMS: 10, args: func(i int) []string {
@@ -258,26 +281,45 @@ func (c benchConfig) cases(n int, db string) []benchCase {
 		{name: "mem inject (compact)", needs: []string{"inject"}, targetMS: 15, args: func(int) []string {
 			return []string{"inject", "--mode", "compact", "--session", latestSession(db)}
 		}},
-		{name: "mem search (typical)", needs: []string{"search"}, targetMS: 30, args: func(int) []string {
-			return []string{"search", "retry timeout in the cache handler"}
+		{name: "mem inject (text, prompt)", needs: []string{"inject"}, targetMS: 15, args: func(int) []string {
+			return []string{"inject", "--format", "text", "--prompt", typicalQuery}
 		}},
-		{name: "mem search (rare word)", needs: []string{"search"}, targetMS: 30, args: func(int) []string {
-			return []string{"search", benchgen.RareWord}
-		}},
-		{name: "mem search (common word)", needs: []string{"search"}, targetMS: 30, args: func(int) []string {
-			return []string{"search", benchgen.CommonWord}
-		}},
+		{name: "mem search (typical)", needs: []string{"search"}, targetMS: 30, args: search(typicalQuery)},
+		{name: "mem search (rare word)", needs: []string{"search"}, targetMS: 30, args: search(benchgen.RareWord)},
+		{name: "mem search (common word)", needs: []string{"search"}, targetMS: 30, args: search(benchgen.CommonWord)},
+		// Hard queries, with no target: words in most rows, nothing indexable,
+		// a pasted log.
+		{name: "mem search (common words only)", needs: []string{"search"}, args: search(benchgen.CommonWords)},
+		{name: "mem search (stopwords only)", needs: []string{"search"}, args: search("the a of to in with")},
+		{name: "mem search (8 KB pasted log)", needs: []string{"search"}, args: search(pastedLog)},
 		{name: "hook SessionStart", needs: []string{"hook"}, targetMS: 20, hook: true,
-			stdin: fixture("session-start-startup.json"), args: func(int) []string { return []string{"hook", "claude"} }},
-		{name: "hook UserPromptSubmit", needs: []string{"hook"}, hook: true,
-			stdin: fixture("user-prompt-submit.json"), args: func(int) []string { return []string{"hook", "claude"} }},
+			stdin: fixture("session-start-startup.json"), args: hookArgs},
+		{name: "hook UserPromptSubmit", needs: []string{"hook"}, hook: true, expect: "<context ",
+			stdin: fixture("user-prompt-submit.json"), vary: func(b []byte, i int) []byte {
+				return bytes.ReplaceAll(b, []byte(prompt.SessionID), []byte(promptSession(i)))
+			}, args: hookArgs},
+		{name: "mem context prompt", needs: []string{"context", "prompt"}, expect: "<context ", args: func(i int) []string {
+			return []string{"context", "prompt", "--session", promptSession(i), "--text", prompt.Prompt}
+		}},
 		{name: "hook PostToolUse", needs: []string{"hook"}, targetMS: 10, hook: true,
 			stdin: fixture("post-tool-use-edit.json"), vary: func(b []byte, i int) []byte {
 				// A different edit each run: a new observation, not a duplicate.
 				return bytes.ReplaceAll(b, []byte("cfg.Refund.MaxRetries"), []byte(fmt.Sprintf("cfg.Refund.MaxRetries%d_%d", stamp, i)))
-			}, args: func(int) []string { return []string{"hook", "claude"} }},
+			}, args: hookArgs},
+		{name: "hook PostToolUse (Bash failure)", needs: []string{"hook"}, targetMS: 10, hook: true,
+			stdin: fixture("post-tool-use-bash-fail.json"), vary: func(b []byte, i int) []byte {
+				// A different failing test each run: a new problem stored.
+				return bytes.ReplaceAll(b, []byte("TestRefundRetries"), []byte(fmt.Sprintf("TestRefundRetries%d_%d", stamp, i)))
+			}, args: hookArgs},
 	}
 }
+
+// typicalQuery is a search, and an inject prompt, of six words, most of
+// them common in the generated vocabulary.
+const typicalQuery = "retry timeout in the cache handler"
+
+// pastedLog is a query of 8.5 KB: a stack trace pasted whole, as agents do.
+var pastedLog = strings.Repeat("panic: runtime error: index out of range goroutine 1 [running] main.main() /src/internal/store/db.go:12 +0x1d\n", 80)
 
 // summarizeRow runs `mem summarize --pending` once on a copy of the
 // database (a fifth of the generated sessions have no summary), since a
@@ -417,6 +459,52 @@ func renderReport(rows []row, c benchConfig, load0, load1 string) string {
 				ms(r.s.CPU50), mb(r.s.MaxRSS), target(r), verdict(r))
 		}
 	}
+	b.WriteString(growth(rows, c.sizes))
+	return b.String()
+}
+
+// growth tabulates each path's p50 across the database sizes, with the
+// largest size's over the smallest's: how latency grows with the memory.
+func growth(rows []row, sizes []int) string {
+	if len(sizes) < 2 {
+		return ""
+	}
+	p50 := map[string]map[int]time.Duration{}
+	var names []string
+	for _, r := range rows {
+		if r.skip != "" || r.special != "" || r.s.N == 0 {
+			continue
+		}
+		if p50[r.name] == nil {
+			p50[r.name] = map[int]time.Duration{}
+			names = append(names, r.name)
+		}
+		p50[r.name][r.size] = r.s.P50
+	}
+	first, last := sizes[0], sizes[len(sizes)-1]
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nGrowth of p50 ms with the database, and %s over %s:\n\n| path |", sizeLabel(last), sizeLabel(first))
+	for _, n := range sizes {
+		fmt.Fprintf(&b, " %s |", sizeLabel(n))
+	}
+	fmt.Fprintf(&b, " %s / %s |\n|---|%s---:|\n", sizeLabel(last), sizeLabel(first), strings.Repeat("---:|", len(sizes)))
+	for _, name := range names {
+		fmt.Fprintf(&b, "| %s |", name)
+		for _, n := range sizes {
+			if d, ok := p50[name][n]; ok {
+				fmt.Fprintf(&b, " %s |", ms(d))
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		lo, ok1 := p50[name][first]
+		hi, ok2 := p50[name][last]
+		if ok1 && ok2 && lo > 0 {
+			fmt.Fprintf(&b, " x%.2f |\n", float64(hi)/float64(lo))
+		} else {
+			b.WriteString(" - |\n")
+		}
+	}
 	return b.String()
 }
 
@@ -446,6 +534,9 @@ func verdict(r row) string {
 		} else {
 			v = append(v, fmt.Sprintf("missed by %.1f ms", got-r.target))
 		}
+	}
+	if r.expect != "" {
+		v = append(v, fmt.Sprintf("%d of %d answers held memory (%s KB p50)", r.s.Held, r.s.N, kb(r.s.Out50)))
 	}
 	if r.hook && r.s.MaxRSS >= 60<<20 {
 		v = append(v, "memory over 60 MB")

@@ -14,7 +14,8 @@ const fixturesDir = "cmd/mem-bench/testdata/hooks"
 // The events the bench measures, and those the stress suite sends during
 // its storm of writers and readers (its hook checks send every event).
 var (
-	benchEvents = []string{"session-start-startup.json", "user-prompt-submit.json", "post-tool-use-edit.json"}
+	benchEvents = []string{"session-start-startup.json", "user-prompt-submit.json", "post-tool-use-edit.json",
+		"post-tool-use-bash-fail.json"}
 	stormEvents = []string{"session-start-startup.json", "user-prompt-submit.json"}
 )
 

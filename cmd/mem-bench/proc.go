@@ -65,6 +65,8 @@ type stats struct {
 	P50, P95  time.Duration
 	CPU50     time.Duration
 	MaxRSS    int64
+	Out50     int // bytes written to stdout, p50
+	Held      int // runs whose answer held what the case expects
 	Failures  int
 	LastError string
 }
@@ -73,9 +75,11 @@ func summarise(rs []run) stats {
 	s := stats{N: len(rs)}
 	walls := make([]time.Duration, 0, len(rs))
 	cpus := make([]time.Duration, 0, len(rs))
+	outs := make([]int, 0, len(rs))
 	for _, r := range rs {
 		walls = append(walls, r.Wall)
 		cpus = append(cpus, r.CPU)
+		outs = append(outs, len(r.Stdout))
 		s.MaxRSS = max(s.MaxRSS, r.MaxRSS)
 		if r.Code != 0 {
 			s.Failures++
@@ -86,6 +90,10 @@ func summarise(rs []run) stats {
 	slices.Sort(cpus)
 	s.P50, s.P95 = percentile(walls, 50), percentile(walls, 95)
 	s.CPU50 = percentile(cpus, 50)
+	slices.Sort(outs)
+	if len(outs) > 0 {
+		s.Out50 = outs[(len(outs)-1)/2]
+	}
 	return s
 }
 
@@ -127,5 +135,7 @@ func loadavg() string {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+func kb(b int) string { return fmt.Sprintf("%.1f", float64(b)/1024) }
 
 func mb(b int64) string { return fmt.Sprintf("%.1f", float64(b)/(1<<20)) }

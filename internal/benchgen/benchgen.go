@@ -32,6 +32,10 @@ const RareWord = "quokkaflux"
 // CommonWord is the most frequent vocabulary word, in most observations.
 const CommonWord = "error"
 
+// CommonWords is a query of only the most frequent vocabulary words (no
+// stopwords): each of them is in a large share of the observations.
+const CommonWords = "error test function config file value request query"
+
 // DefaultEnd is the fixed newest date of generated memory, so that the same
 // seed gives the same bytes.
 var DefaultEnd = time.Date(2026, 6, 30, 18, 0, 0, 0, time.UTC)

@@ -3,6 +3,7 @@ package benchgen
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +68,16 @@ func TestGenerate(t *testing.T) {
 	})
 	if !bytes.Equal(first.Bytes(), second.Bytes()) {
 		t.Error("the same seed gave different records")
+	}
+}
+
+func TestCommonWordsAreFrequent(t *testing.T) {
+	for _, w := range strings.Fields(CommonWords) {
+		if i := slices.Index(words, w); i < 0 || i >= 10 {
+			t.Errorf("%q is word %d of the vocabulary, want one of the 10 most frequent", w, i)
+		}
+	}
+	if words[0] != CommonWord {
+		t.Errorf("CommonWord %q, but the most frequent word is %q", CommonWord, words[0])
 	}
 }
