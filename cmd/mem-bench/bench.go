@@ -102,7 +102,7 @@ func runBench(args []string) error {
 	fs.IntVar(&c.warmup, "warmup", 3, "unmeasured runs first")
 	fs.StringVar(&c.cache, "cache", ".bench", "folder for generated data and databases")
 	fs.StringVar(&c.fixtures, "fixtures", defaultFixtures(), "hook event fixtures (claude-code/*.json under it)")
-	fs.StringVar(&c.only, "only", "", "measure only paths whose name contains this")
+	fs.StringVar(&c.only, "only", "", "measure only paths whose name contains this (any case)")
 	fs.BoolVar(&c.fresh, "fresh", false, "rebuild the databases (and measure import again)")
 	out := fs.String("out", "", "also write the markdown report here")
 	fs.Parse(args)
@@ -131,7 +131,7 @@ func runBench(args []string) error {
 		}
 		rows = append(rows, importRow(n, imp))
 		for _, bc := range c.cases(n, db) {
-			if c.only != "" && !strings.Contains(bc.name, c.only) {
+			if !c.selected(bc.name) {
 				continue
 			}
 			r := row{name: bc.name, size: n, target: bc.targetMS, hook: bc.hook, expect: bc.expect}
@@ -148,7 +148,7 @@ func runBench(args []string) error {
 			fmt.Fprintf(os.Stderr, "%-28s %5s p50 %7s ms  p95 %7s ms  rss %6s MB\n", bc.name, sizeLabel(n),
 				ms(r.s.P50), ms(r.s.P95), mb(r.s.MaxRSS))
 		}
-		if c.only == "" || strings.Contains("summarize", c.only) {
+		if c.selected(summarizeName) {
 			rows = append(rows, c.summarizeRow(n, db))
 		}
 	}
@@ -159,6 +159,14 @@ func runBench(args []string) error {
 	}
 	return nil
 }
+
+// selected says whether -only lets the path of this name be measured: its
+// name contains the -only text, in any case.
+func (c benchConfig) selected(name string) bool {
+	return strings.Contains(strings.ToLower(name), strings.ToLower(c.only))
+}
+
+const summarizeName = "mem summarize --pending (1 run)"
 
 // env is the environment of every measured process: its own HOME, so no
 // configuration of the person running the bench leaks in.
@@ -325,7 +333,7 @@ var pastedLog = strings.Repeat("panic: runtime error: index out of range gorouti
 // database (a fifth of the generated sessions have no summary), since a
 // second run would find nothing left to do.
 func (c benchConfig) summarizeRow(n int, db string) row {
-	r := row{name: "mem summarize --pending (1 run)", size: n}
+	r := row{name: summarizeName, size: n}
 	if m := c.missing(db, []string{"summarize"}); m != "" {
 		r.skip = m
 		return r
