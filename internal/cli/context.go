@@ -22,6 +22,15 @@ func newCollector(cfg *config.Config, now func() time.Time, db collector.Store) 
 	return collector.New(db, now, func(source string) bool { return sourceEnabled(cfg, source) })
 }
 
+// openCollector opens the store and returns the collector over it.
+func openCollector(ctx context.Context, app *App) (*collector.Collector, error) {
+	db, err := app.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newCollector(app.Config(), app.Now, db), nil
+}
+
 // sourceEnabled reads a source's context.<source> switch; sources mem does
 // not know (what scripts register) follow context.custom.
 func sourceEnabled(cfg *config.Config, source string) bool {
@@ -111,11 +120,11 @@ func runContextAdd(ctx context.Context, app *App, o contextAddOptions) error {
 		}
 		return usageErr(err)
 	}
-	db, err := app.Store(ctx)
+	c, err := openCollector(ctx, app)
 	if err != nil {
 		return err
 	}
-	if err := newCollector(app.Config(), app.Now, db).Register(ctx, e); err != nil {
+	if err := c.Register(ctx, e); err != nil {
 		return err
 	}
 	if app.JSON {
@@ -148,11 +157,11 @@ func runContextConsume(ctx context.Context, app *App, o contextSessionOptions) e
 	if o.Format != "text" && o.Format != "xml" {
 		return invalid("--format", "text or xml", o.Format)
 	}
-	db, err := app.Store(ctx)
+	c, err := openCollector(ctx, app)
 	if err != nil {
 		return err
 	}
-	es, err := newCollector(app.Config(), app.Now, db).Consume(ctx, o.Session, 0)
+	es, err := c.Consume(ctx, o.Session, 0)
 	if err != nil {
 		return err
 	}
@@ -177,11 +186,11 @@ func runContextPending(ctx context.Context, app *App, o contextSessionOptions) e
 	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
 		return usageErr(err)
 	}
-	db, err := app.Store(ctx)
+	c, err := openCollector(ctx, app)
 	if err != nil {
 		return err
 	}
-	es, err := newCollector(app.Config(), app.Now, db).Pending(ctx, o.Session)
+	es, err := c.Pending(ctx, o.Session)
 	if err != nil {
 		return err
 	}
@@ -221,11 +230,11 @@ func runContextClear(ctx context.Context, app *App, o contextSessionOptions) err
 	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
 		return usageErr(err)
 	}
-	db, err := app.Store(ctx)
+	c, err := openCollector(ctx, app)
 	if err != nil {
 		return err
 	}
-	n, err := newCollector(app.Config(), app.Now, db).Clear(ctx, o.Session)
+	n, err := c.Clear(ctx, o.Session)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -75,11 +76,9 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	backup := ""
-	if !o.DryRun && plan.Changed {
-		if backup, err = apply(plan); err != nil {
-			return err
-		}
+	backup, err := applyPlan(plan, o.DryRun)
+	if err != nil {
+		return err
 	}
 	return printPlan(app, plan, o, remove, backup)
 }
@@ -87,7 +86,7 @@ func runInstall(app *App, o installOptions, remove bool) error {
 // installTarget checks an agent and a scope, and finds and reads the file
 // pathOf names for them (nil content when it does not exist yet).
 func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (string, []byte, error) {
-	if !contains(install.Agents, agent) {
+	if !slices.Contains(install.Agents, agent) {
 		return "", nil, invalid("agent", "one of "+strings.Join(install.Agents, ", "), agent)
 	}
 	if scope != install.ScopeUser && scope != install.ScopeProject {
@@ -141,6 +140,15 @@ func installPlaces(app *App, scope string) (install.Places, error) {
 		places.Root = id.Root
 	}
 	return places, nil
+}
+
+// applyPlan writes a plan that changes its file, unless this is a dry run,
+// and returns where the previous file was kept ("" for none).
+func applyPlan(p install.Plan, dryRun bool) (backup string, err error) {
+	if dryRun || !p.Changed {
+		return "", nil
+	}
+	return apply(p)
 }
 
 // apply writes a plan: the previous file goes to <file>.mem.bak, the new one
@@ -206,13 +214,4 @@ func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup s
 		fmt.Fprintf(app.Out, "note: %s\n", n)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -83,11 +83,9 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	backup := ""
-	if !o.DryRun && plan.Changed {
-		if backup, err = apply(plan); err != nil {
-			return err
-		}
+	backup, err := applyPlan(plan, o.DryRun)
+	if err != nil {
+		return err
 	}
 	if app.JSON {
 		return printJSON(app.Out, map[string]any{"agent": plan.Agent, "path": plan.Path, "changed": plan.Changed,

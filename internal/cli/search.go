@@ -120,10 +120,7 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 		return err
 	}
 	if app.JSON {
-		if hits == nil {
-			hits = []search.Hit{}
-		}
-		return printJSON(app.Out, hits)
+		return printHitsJSON(app.Out, hits)
 	}
 	if len(hits) == 0 {
 		fmt.Fprintln(app.Err, "no matches")
@@ -137,11 +134,7 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 
 // writeHitLine prints one hit on one line: ref, type, date, title, snippet.
 func writeHitLine(w io.Writer, h search.Hit, withProject bool) {
-	kind := string(h.Type)
-	if h.Kind != search.KindObservation {
-		kind = string(h.Kind)
-	}
-	line := fmt.Sprintf("%-6s %-9s %s  %s", h.Ref, kind, day(h.Date), oneLine(h.Title))
+	line := fmt.Sprintf("%-6s %-9s %s  %s", h.Ref, hitLabel(h), day(h.Date), oneLine(h.Title))
 	if withProject {
 		line += "  (" + h.Project + ")"
 	}
@@ -149,4 +142,21 @@ func writeHitLine(w io.Writer, h search.Hit, withProject bool) {
 		line += "  — " + s
 	}
 	fmt.Fprintln(w, line)
+}
+
+// hitLabel names what a hit is in a listing: an observation's type, or the
+// kind of any other record.
+func hitLabel(h search.Hit) string {
+	if h.Kind != search.KindObservation {
+		return string(h.Kind)
+	}
+	return string(h.Type)
+}
+
+// printHitsJSON writes hits as a JSON array, [] when there are none.
+func printHitsJSON(w io.Writer, hits []search.Hit) error {
+	if hits == nil {
+		hits = []search.Hit{}
+	}
+	return printJSON(w, hits)
 }

@@ -92,21 +92,14 @@ func runTimeline(ctx context.Context, app *App, o timelineOptions, afterSet bool
 		return err
 	}
 	if app.JSON {
-		if hits == nil {
-			hits = []search.Hit{}
-		}
-		return printJSON(app.Out, hits)
+		return printHitsJSON(app.Out, hits)
 	}
 	for _, h := range hits {
 		mark := " "
 		if h.Anchor {
 			mark = ">"
 		}
-		kind := string(h.Type)
-		if h.Kind != search.KindObservation {
-			kind = string(h.Kind)
-		}
-		fmt.Fprintf(app.Out, "%s %-6s %-9s %s  %s\n", mark, h.Ref, kind, stamp(h.Date), oneLine(h.Title))
+		fmt.Fprintf(app.Out, "%s %-6s %-9s %s  %s\n", mark, h.Ref, hitLabel(h), stamp(h.Date), oneLine(h.Title))
 	}
 	return nil
 }

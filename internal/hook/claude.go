@@ -3,6 +3,8 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/memhq/mem/internal/capture"
 )
 
 // claude speaks Claude Code's hook protocol, which Codex CLI shares.
@@ -24,6 +26,11 @@ type claudeEvent struct {
 	LastMessage  json.RawMessage `json:"last_assistant_message"`
 	AgentID      json.RawMessage `json:"agent_id"`
 	AgentType    json.RawMessage `json:"agent_type"`
+}
+
+// call is the tool call a tool event reports.
+func (e claudeEvent) call() capture.Call {
+	return capture.Call{Tool: text(e.ToolName), Input: e.ToolInput, Response: e.ToolResponse, Error: text(e.Error)}
 }
 
 func (c claude) Agent() string { return c.agent }
@@ -53,11 +60,8 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 	case "UserPromptSubmit":
 		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
 	case "PostToolUse", "PostToolUseFailure":
-		ev.Kind = KindTool
-		ev.Call.Tool = text(e.ToolName)
-		ev.Call.Input, ev.Call.Response = e.ToolInput, e.ToolResponse
+		ev.Kind, ev.Call = KindTool, e.call()
 		ev.Call.Failed = ev.Name == "PostToolUseFailure"
-		ev.Call.Error = text(e.Error)
 	case "PreCompact":
 		ev.Kind = KindPreCompact
 	case "Stop":

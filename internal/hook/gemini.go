@@ -30,10 +30,7 @@ func (gemini) Decode(data []byte, getenv func(string) string) (Event, error) {
 	case "BeforeAgent":
 		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
 	case "AfterTool":
-		ev.Kind = KindTool
-		ev.Call.Tool = text(e.ToolName)
-		ev.Call.Input, ev.Call.Response = e.ToolInput, e.ToolResponse
-		ev.Call.Error = text(e.Error)
+		ev.Kind, ev.Call = KindTool, e.call()
 	case "PreCompress":
 		// Gemini takes no context here: checkpoint now, and give the
 		// compaction block with the next prompt.

@@ -68,7 +68,7 @@ func Path(agent, scope string, p Places) (string, error) {
 		}
 		return filepath.Join(p.Root, ".opencode", "plugins", "mem.js"), nil
 	}
-	return "", fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
+	return "", unknownAgent(agent)
 }
 
 // hookEvent is one event mem listens to in a JSON settings file.
@@ -163,13 +163,9 @@ func Install(agent, path string, before []byte, bin string) (Plan, error) {
 		}
 		return p, nil
 	}
-	s, ok := agentSettings[agent]
-	if !ok {
-		return p, fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
-	}
-	doc, err := parseObject(before)
+	s, doc, err := settingsFile(agent, path, before)
 	if err != nil {
-		return p, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
+		return p, err
 	}
 	removeOurs(doc, matcher(agent, bin))
 	hooks, ok := asObject(doc, "hooks")
@@ -201,6 +197,25 @@ func Install(agent, path string, before []byte, bin string) (Plan, error) {
 	return p, nil
 }
 
+// settingsFile returns what mem writes into agent's JSON settings file and
+// the file's content parsed (an empty object for nil).
+func settingsFile(agent, path string, before []byte) (settings, *object, error) {
+	s, ok := agentSettings[agent]
+	if !ok {
+		return s, nil, unknownAgent(agent)
+	}
+	doc, err := parseObject(before)
+	if err != nil {
+		return s, nil, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
+	}
+	return s, doc, nil
+}
+
+// unknownAgent is the error for an agent mem cannot install into.
+func unknownAgent(agent string) error {
+	return fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
+}
+
 // Uninstall returns the plan that removes what Install added: mem's hook
 // entries (those running bin, or a binary named mem), and the groups,
 // events and "hooks" object left empty by that.
@@ -216,13 +231,9 @@ func Uninstall(agent, path string, before []byte, bin string) (Plan, error) {
 		p.Changed = true // After nil: remove the file
 		return p, nil
 	}
-	_, ok := agentSettings[agent]
-	if !ok {
-		return p, fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
-	}
-	doc, err := parseObject(before)
+	_, doc, err := settingsFile(agent, path, before)
 	if err != nil {
-		return p, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
+		return p, err
 	}
 	if removeOurs(doc, matcher(agent, bin)) {
 		p.After = encode(doc)

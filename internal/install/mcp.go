@@ -35,7 +35,7 @@ func MCPPath(agent, scope string, p Places) (string, error) {
 	case "opencode":
 		return pick(filepath.Join(p.ConfigHome, "opencode", "opencode.json"), "opencode.json"), nil
 	}
-	return "", fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
+	return "", unknownAgent(agent)
 }
 
 // mcpEntry is mem's server entry for a JSON configuration, and the key of
@@ -96,7 +96,7 @@ func editMCP(agent, path string, before []byte, bin string, args []string, remov
 	}
 	key, entry := mcpEntry(agent, bin, args)
 	if key == "" {
-		return p, fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
+		return p, unknownAgent(agent)
 	}
 	doc, err := parseObject(before)
 	if err != nil {

@@ -19,41 +19,34 @@ type Deleted struct {
 
 // DeleteObservation removes one observation; the triggers remove its index rows.
 func (db *DB) DeleteObservation(ctx context.Context, id int64) (Deleted, error) {
-	var d Deleted
-	err := db.tx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		d.Observations, _ = res.RowsAffected()
-		if d.Observations == 0 {
-			return fmt.Errorf("observation #%d: %w", id, memory.ErrNotFound)
-		}
-		return nil
-	})
-	if err != nil {
-		return Deleted{}, fmt.Errorf("forgetting observation: %w", err)
-	}
-	return d, nil
+	n, err := db.deleteByID(ctx, "observations", id, "observation", fmt.Sprintf("observation #%d", id))
+	return Deleted{Observations: n}, err
 }
 
 // DeleteSummary removes one summary.
 func (db *DB) DeleteSummary(ctx context.Context, id int64) (Deleted, error) {
-	var d Deleted
+	n, err := db.deleteByID(ctx, "summaries", id, "summary", fmt.Sprintf("summary S%d", id))
+	return Deleted{Summaries: n}, err
+}
+
+// deleteByID removes the row of table with id and returns how many rows went
+// (0 on error); kind and ref (its id as users write it) name it in errors.
+func (db *DB) deleteByID(ctx context.Context, table string, id int64, kind, ref string) (int64, error) {
+	var n int64
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE id = ?`, id)
+		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ?`, id)
 		if err != nil {
 			return err
 		}
-		if d.Summaries, _ = res.RowsAffected(); d.Summaries == 0 {
-			return fmt.Errorf("summary S%d: %w", id, memory.ErrNotFound)
+		if n, _ = res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%s: %w", ref, memory.ErrNotFound)
 		}
 		return nil
 	})
 	if err != nil {
-		return Deleted{}, fmt.Errorf("forgetting summary: %w", err)
+		return 0, fmt.Errorf("forgetting %s: %w", kind, err)
 	}
-	return d, nil
+	return n, nil
 }
 
 // DeleteSession removes a session with everything recorded in it.

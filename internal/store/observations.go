@@ -204,11 +204,7 @@ func (db *DB) ListObservations(ctx context.Context, f ObservationFilter) ([]memo
 	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, fmt.Errorf("listing observations: %w", mapErr(err))
 	}
-	out := make([]memory.Observation, len(rows))
-	for i, r := range rows {
-		out[i] = r.observation()
-	}
-	return out, nil
+	return toRecords(rows, observationRow.observation), nil
 }
 
 // CountObservations counts a project's observations (all projects when empty).
@@ -238,11 +234,7 @@ func (db *DB) ObservationsForFile(ctx context.Context, project, path string, lim
 	if err != nil {
 		return nil, fmt.Errorf("reading observations of %s: %w", path, mapErr(err))
 	}
-	out := make([]memory.Observation, len(rows))
-	for i, r := range rows {
-		out[i] = r.observation()
-	}
-	return out, nil
+	return toRecords(rows, observationRow.observation), nil
 }
 
 // prefixCols qualifies a column list with a table alias.

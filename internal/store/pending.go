@@ -49,11 +49,7 @@ func sortPending(rows []pendingRow) []memory.PendingEntry {
 		}
 		return a.Seq < b.Seq
 	})
-	out := make([]memory.PendingEntry, len(rows))
-	for i, r := range rows {
-		out[i] = r.entry()
-	}
-	return out
+	return toRecords(rows, pendingRow.entry)
 }
 
 func upsertPending(ctx context.Context, tx *sqlx.Tx, e memory.PendingEntry) error {

@@ -62,9 +62,5 @@ func (db *DB) Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, e
 		ORDER BY prompt_number`, sessionID); err != nil {
 		return nil, fmt.Errorf("reading prompts of session %s: %w", sessionID, mapErr(err))
 	}
-	out := make([]memory.Prompt, len(rows))
-	for i, r := range rows {
-		out[i] = r.prompt()
-	}
-	return out, nil
+	return toRecords(rows, promptRow.prompt), nil
 }

@@ -95,11 +95,7 @@ func (db *DB) RecentSummaries(ctx context.Context, project, excludeSession strin
 	if err != nil {
 		return nil, fmt.Errorf("reading recent summaries: %w", mapErr(err))
 	}
-	out := make([]memory.Summary, len(rows))
-	for i, r := range rows {
-		out[i] = r.summary()
-	}
-	return out, nil
+	return toRecords(rows, summaryRow.summary), nil
 }
 
 // CountSummariesUpTo counts a project's summaries, leaving out

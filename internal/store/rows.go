@@ -57,6 +57,15 @@ func decodeList(s string) []string {
 	return out
 }
 
+// toRecords turns scanned rows into their records, an empty slice for none.
+func toRecords[R, T any](rows []R, record func(R) T) []T {
+	out := make([]T, len(rows))
+	for i, r := range rows {
+		out[i] = record(r)
+	}
+	return out
+}
+
 type sessionRow struct {
 	ID             string        `db:"id"`
 	Project        string        `db:"project"`

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"sort"
@@ -245,10 +246,9 @@ func candidates(ctx context.Context, tx *sqlx.Tx, q scope, k search.Kind, units 
 		if !ok {
 			continue
 		}
-		df := float64(len(ids)) * total / float64(span.Hi-ids[len(ids)-1]+1)
-		idf := math.Max(1e-6, math.Log((total-df+0.5)/(df+0.5)))
+		w := idf(total, float64(len(ids))*total/float64(span.Hi-ids[len(ids)-1]+1))
 		for _, id := range ids {
-			bonus[id] += idf
+			bonus[id] += w
 		}
 	}
 	var out []search.Candidate
@@ -307,11 +307,7 @@ func phraseBonus(ctx context.Context, tx *sqlx.Tx, k search.Kind, phrases []stri
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].BM25 < cands[j].BM25 })
 	top := cands[:min(len(cands), 50)]
-	ids := make([]int64, len(top))
-	for i, c := range top {
-		ids[i] = c.ID
-	}
-	texts, err := kindTexts(ctx, tx, k, ids)
+	texts, err := kindTexts(ctx, tx, k, candidateIDs(top))
 	if err != nil {
 		return err
 	}
@@ -323,13 +319,18 @@ func phraseBonus(ctx context.Context, tx *sqlx.Tx, k search.Kind, phrases []stri
 				has = append(has, i)
 			}
 		}
-		df := float64(len(has))
-		idf := math.Max(1e-6, math.Log((total-df+0.5)/(df+0.5)))
+		w := idf(total, float64(len(has)))
 		for _, i := range has {
-			top[i].BM25 -= idf
+			top[i].BM25 -= w
 		}
 	}
 	return nil
+}
+
+// idf is the bm25 inverse document frequency of a term found in df of
+// total rows, kept above zero so that a common term still counts a little.
+func idf(total, df float64) float64 {
+	return math.Max(1e-6, math.Log((total-df+0.5)/(df+0.5)))
 }
 
 // kindTexts returns the searchable text of rows of a kind by id.
@@ -342,22 +343,23 @@ func kindTexts(ctx context.Context, tx *sqlx.Tx, k search.Kind, ids []int64) (ma
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[int64]string, len(sums))
-		for id, m := range sums {
-			out[id] = summaryText(m)
-		}
-		return out, nil
+		return textsOf(sums, summaryText), nil
 	default:
 		ps, err := promptsByID(ctx, tx, ids)
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[int64]string, len(ps))
-		for id, p := range ps {
-			out[id] = p.Text
-		}
-		return out, nil
+		return textsOf(ps, func(p memory.Prompt) string { return p.Text }), nil
 	}
+}
+
+// textsOf maps records by id to their searchable text.
+func textsOf[T any](recs map[int64]T, text func(T) string) map[int64]string {
+	out := make(map[int64]string, len(recs))
+	for id, r := range recs {
+		out[id] = text(r)
+	}
+	return out
 }
 
 // rowids runs a query of one integer column.
@@ -393,18 +395,58 @@ func filterRows(ctx context.Context, tx *sqlx.Tx, q scope, k search.Kind, ids []
 	if err != nil {
 		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
 	}
+	return candidateRows(rows, k, false)
+}
+
+// candidateRows reads rows of t.id, t.session_id and t.created_at (then the
+// bm25 score when scored) as candidates of kind k, and closes them.
+func candidateRows(rows *sql.Rows, k search.Kind, scored bool) ([]search.Candidate, error) {
 	defer rows.Close()
 	var out []search.Candidate
 	for rows.Next() {
 		c := search.Candidate{Kind: k}
 		var ms int64
-		if err := rows.Scan(&c.ID, &c.Session, &ms); err != nil {
+		dest := []any{&c.ID, &c.Session, &ms}
+		if scored {
+			dest = append(dest, &c.BM25)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		c.Date = fromMillis(ms)
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// candidateIDs returns the ids of cands, in order.
+func candidateIDs(cands []search.Candidate) []int64 {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// indexByID maps the id of each of cands to its position.
+func indexByID(cands []search.Candidate) map[int64]int {
+	idx := make(map[int64]int, len(cands))
+	for i, c := range cands {
+		idx[c.ID] = i
+	}
+	return idx
+}
+
+// addNew appends to cands those of more whose ids idx does not hold yet,
+// recording their positions in idx.
+func addNew(cands []search.Candidate, idx map[int64]int, more []search.Candidate) []search.Candidate {
+	for _, c := range more {
+		if _, ok := idx[c.ID]; !ok {
+			idx[c.ID] = len(cands)
+			cands = append(cands, c)
+		}
+	}
+	return cands
 }
 
 // scoreRows runs one bm25-ranked FTS5 query for a kind.
@@ -423,18 +465,7 @@ func scoreRows(ctx context.Context, tx *sqlx.Tx, q scope, k search.Kind, match s
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
-	defer rows.Close()
-	var out []search.Candidate
-	for rows.Next() {
-		c := search.Candidate{Kind: k}
-		var ms int64
-		if err := rows.Scan(&c.ID, &c.Session, &ms, &c.BM25); err != nil {
-			return nil, err
-		}
-		c.Date = fromMillis(ms)
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return candidateRows(rows, k, true)
 }
 
 // ranked scores every wanted kind for the plan and merges them.
@@ -513,10 +544,7 @@ func feedback(ctx context.Context, tx *sqlx.Tx, q scope, plan search.Plan, r sea
 	if err != nil {
 		return nil, err
 	}
-	idx := make(map[int64]int, len(cands))
-	for i, c := range cands {
-		idx[c.ID] = i
-	}
+	idx := indexByID(cands)
 	for _, e := range extra {
 		if i, ok := idx[e.ID]; ok {
 			cands[i].Feedback = e.BM25
@@ -534,10 +562,7 @@ func topTexts(ctx context.Context, tx *sqlx.Tx, cands []search.Candidate, n int)
 	if len(top) > n {
 		top = top[:n]
 	}
-	ids := make([]int64, len(top))
-	for i, c := range top {
-		ids[i] = c.ID
-	}
+	ids := candidateIDs(top)
 	texts, err := observationTexts(ctx, tx, ids)
 	if err != nil {
 		return nil, err
@@ -616,37 +641,21 @@ func sessionMembers(ctx context.Context, tx *sqlx.Tx, q scope, sessions map[stri
 	if n <= 0 || len(sessions) == 0 {
 		return cands, nil
 	}
-	ids := bestSessions(sessions, n)
-	have := make(map[int64]bool, len(cands))
-	for _, c := range cands {
-		have[c.ID] = true
-	}
-	for _, sid := range ids {
+	idx := indexByID(cands)
+	for _, sid := range bestSessions(sessions, n) {
 		sq := q
 		sq.SessionID = sid
 		where, args := filter(sq, search.KindObservation, "t")
-		rows, err := tx.QueryContext(ctx, `SELECT t.id, t.created_at FROM observations t WHERE `+where+`
+		rows, err := tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
 			ORDER BY t.created_at, t.id LIMIT 500`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("reading observations of session %s: %w", sid, err)
 		}
-		for rows.Next() {
-			c := search.Candidate{Kind: search.KindObservation, Session: sid}
-			var ms int64
-			if err := rows.Scan(&c.ID, &ms); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			c.Date = fromMillis(ms)
-			if !have[c.ID] {
-				have[c.ID] = true
-				cands = append(cands, c)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		members, err := candidateRows(rows, search.KindObservation, false)
+		if err != nil {
 			return nil, err
 		}
+		cands = addNew(cands, idx, members)
 	}
 	return cands, nil
 }
@@ -657,11 +666,7 @@ func observationTexts(ctx context.Context, tx *sqlx.Tx, ids []int64) (map[int64]
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]string, len(obs))
-	for id, o := range obs {
-		out[id] = observationText(o)
-	}
-	return out, nil
+	return textsOf(obs, observationText), nil
 }
 
 func observationText(o memory.Observation) string {
@@ -705,19 +710,12 @@ func recent(ctx context.Context, tx *sqlx.Tx, q scope) ([]search.Scored, error) 
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", kt.table, err)
 		}
-		for rows.Next() {
-			c := search.Candidate{Kind: k}
-			var ms int64
-			if err := rows.Scan(&c.ID, &c.Session, &ms); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			c.Date = fromMillis(ms)
-			out = append(out, search.Scored{Candidate: c})
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		cands, err := candidateRows(rows, k, false)
+		if err != nil {
 			return nil, err
+		}
+		for _, c := range cands {
+			out = append(out, search.Scored{Candidate: c})
 		}
 	}
 	return search.Ranking{}.Merge(map[search.Kind][]search.Scored{"": out}), nil
@@ -798,13 +796,7 @@ func promptHit(p memory.Prompt) search.Hit {
 }
 
 func summaryText(m memory.Summary) string {
-	var keep []string
-	for _, p := range []string{m.Request, m.Investigated, m.Learned, m.Completed, m.NextSteps, m.Decisions, m.Text} {
-		if strings.TrimSpace(p) != "" {
-			keep = append(keep, p)
-		}
-	}
-	return strings.Join(keep, " · ")
+	return joinText([]string{m.Request, m.Investigated, m.Learned, m.Completed, m.NextSteps, m.Decisions, m.Text})
 }
 
 // firstLine returns the first line of s, cut to 100 characters.
@@ -820,58 +812,38 @@ func firstLine(s string) string {
 }
 
 func observationsByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]memory.Observation, error) {
-	out := map[int64]memory.Observation{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	s, args, err := sqlx.In(`SELECT `+observationCols+` FROM observations WHERE id IN (?)`, ids)
-	if err != nil {
-		return nil, err
-	}
-	var rows []observationRow
-	if err := sqlx.SelectContext(ctx, q, &rows, s, args...); err != nil {
-		return nil, fmt.Errorf("reading observations: %w", err)
-	}
-	for _, r := range rows {
-		out[r.ID] = r.observation()
-	}
-	return out, nil
+	return recordsByID(ctx, q, "observations", observationCols, ids,
+		func(r observationRow) (int64, memory.Observation) { return r.ID, r.observation() })
 }
 
 func summariesByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]memory.Summary, error) {
-	out := map[int64]memory.Summary{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	s, args, err := sqlx.In(`SELECT `+summaryCols+` FROM summaries WHERE id IN (?)`, ids)
-	if err != nil {
-		return nil, err
-	}
-	var rows []summaryRow
-	if err := sqlx.SelectContext(ctx, q, &rows, s, args...); err != nil {
-		return nil, fmt.Errorf("reading summaries: %w", err)
-	}
-	for _, r := range rows {
-		out[r.ID] = r.summary()
-	}
-	return out, nil
+	return recordsByID(ctx, q, "summaries", summaryCols, ids,
+		func(r summaryRow) (int64, memory.Summary) { return r.ID, r.summary() })
 }
 
 func promptsByID(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]memory.Prompt, error) {
-	out := map[int64]memory.Prompt{}
+	return recordsByID(ctx, q, "prompts", promptCols, ids,
+		func(r promptRow) (int64, memory.Prompt) { return r.ID, r.prompt() })
+}
+
+// recordsByID reads the rows of table (its columns cols, scanned into R)
+// whose ids are among ids, as records keyed by id.
+func recordsByID[R, T any](ctx context.Context, q sqlx.QueryerContext, table, cols string, ids []int64, record func(R) (int64, T)) (map[int64]T, error) {
+	out := map[int64]T{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	s, args, err := sqlx.In(`SELECT `+promptCols+` FROM prompts WHERE id IN (?)`, ids)
+	s, args, err := sqlx.In(`SELECT `+cols+` FROM `+table+` WHERE id IN (?)`, ids)
 	if err != nil {
 		return nil, err
 	}
-	var rows []promptRow
+	var rows []R
 	if err := sqlx.SelectContext(ctx, q, &rows, s, args...); err != nil {
-		return nil, fmt.Errorf("reading prompts: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", table, err)
 	}
 	for _, r := range rows {
-		out[r.ID] = r.prompt()
+		id, rec := record(r)
+		out[id] = rec
 	}
 	return out, nil
 }
@@ -886,10 +858,7 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q scope, r search.Ranking, cand
 			top = append(top, c)
 		}
 	}
-	idx := make(map[int64]int, len(cands))
-	for i, c := range cands {
-		idx[c.ID] = i
-	}
+	idx := indexByID(cands)
 	where, args := filter(q, search.KindObservation, "t")
 	for _, c := range top {
 		ms := toMillis(c.Date)
@@ -897,31 +866,21 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q scope, r search.Ranking, cand
 			`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
 			`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
 		} {
-			rows, err := tx.QueryContext(ctx, `SELECT t.id, t.created_at FROM observations t
+			rows, err := tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
 				WHERE t.session_id = ? AND `+where+` AND `+side+` LIMIT ?`,
 				append(append([]any{c.Session}, args...), ms, ms, c.ID, r.Neighbors)...)
 			if err != nil {
 				return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 			}
-			for rows.Next() {
-				var id, at int64
-				if err := rows.Scan(&id, &at); err != nil {
-					rows.Close()
-					return nil, err
-				}
-				i, ok := idx[id]
-				if !ok {
-					cands = append(cands, search.Candidate{Kind: search.KindObservation, ID: id, Session: c.Session, Date: fromMillis(at)})
-					i = len(cands) - 1
-					idx[id] = i
-				}
-				if c.BM25 < cands[i].Neighbor {
+			near, err := candidateRows(rows, search.KindObservation, false)
+			if err != nil {
+				return nil, err
+			}
+			cands = addNew(cands, idx, near)
+			for _, n := range near {
+				if i := idx[n.ID]; c.BM25 < cands[i].Neighbor {
 					cands[i].Neighbor = c.BM25
 				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, err
 			}
 		}
 	}
@@ -931,10 +890,7 @@ func neighbors(ctx context.Context, tx *sqlx.Tx, q scope, r search.Ranking, cand
 // dated scores candidates by how well their dates fit the dates the query
 // names, first adding up to r.DateExpand rows from the named days.
 func dated(ctx context.Context, tx *sqlx.Tx, q scope, r search.Ranking, spans []search.Span, cands []search.Candidate) ([]search.Candidate, error) {
-	have := make(map[int64]bool, len(cands))
-	for _, c := range cands {
-		have[c.ID] = true
-	}
+	idx := indexByID(cands)
 	where, args := filter(q, search.KindObservation, "t")
 	for _, s := range spans {
 		if r.DateExpand <= 0 || s.Precision < 1 {
@@ -946,23 +902,11 @@ func dated(ctx context.Context, tx *sqlx.Tx, q scope, r search.Ranking, spans []
 		if err != nil {
 			return nil, fmt.Errorf("reading observations of %s: %w", s.From.Format("2006-01-02"), err)
 		}
-		for rows.Next() {
-			c := search.Candidate{Kind: search.KindObservation}
-			var ms int64
-			if err := rows.Scan(&c.ID, &c.Session, &ms); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			c.Date = fromMillis(ms)
-			if !have[c.ID] {
-				have[c.ID] = true
-				cands = append(cands, c)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		day, err := candidateRows(rows, search.KindObservation, false)
+		if err != nil {
 			return nil, err
 		}
+		cands = addNew(cands, idx, day)
 	}
 	for i := range cands {
 		cands[i].DateFit = search.DateScore(cands[i].Date, spans, r.DateWindow)

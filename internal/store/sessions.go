@@ -147,11 +147,7 @@ func (db *DB) ListSessions(ctx context.Context, f SessionFilter) ([]memory.Sessi
 	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, fmt.Errorf("listing sessions: %w", mapErr(err))
 	}
-	out := make([]memory.Session, len(rows))
-	for i, r := range rows {
-		out[i] = r.session()
-	}
-	return out, nil
+	return toRecords(rows, sessionRow.session), nil
 }
 
 // TouchSession moves a session's activity time on.

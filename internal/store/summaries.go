@@ -125,9 +125,5 @@ func (db *DB) ListSummaries(ctx context.Context, f SummaryFilter) ([]memory.Summ
 	if err != nil {
 		return nil, fmt.Errorf("listing summaries: %w", mapErr(err))
 	}
-	out := make([]memory.Summary, len(rows))
-	for i, r := range rows {
-		out[i] = r.summary()
-	}
-	return out, nil
+	return toRecords(rows, summaryRow.summary), nil
 }
