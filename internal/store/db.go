@@ -74,6 +74,11 @@ func DSN(path string, busyMillis int) string {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_size_limit(0)")
+	// Reading pages through a memory map rather than a read call each saves a
+	// short process about a tenth of a search (measured: 30.8 -> 27.6 ms p50
+	// at 100k observations). mem never VACUUMs, so a mapped file never shrinks
+	// under another process.
+	q.Add("_pragma", "mmap_size(268435456)")
 	q.Set("_txlock", "immediate")
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
