@@ -72,7 +72,15 @@ func counts(m map[string]int) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %ss", m[k], k)
+		parts[i] = fmt.Sprintf("%d %s", m[k], plural(k))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// plural names a record kind in the plural: "summary" becomes "summaries".
+func plural(kind string) string {
+	if strings.HasSuffix(kind, "y") {
+		return strings.TrimSuffix(kind, "y") + "ies"
+	}
+	return kind + "s"
 }

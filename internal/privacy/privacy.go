@@ -134,19 +134,28 @@ func asciiLower(text string) string {
 
 // Redact replaces secrets by [REDACTED].
 func Redact(text string) string {
-	for _, p := range secretPatterns {
+	run, assigns := shape(text)
+	for i, p := range secretPatterns {
+		// Every token pattern but the key block needs a long run of token
+		// characters; most text has none, and then is not searched at all.
+		if i > 0 && run < minTokenRun {
+			break
+		}
 		if containsAny(text, p.hints) {
 			text = p.re.ReplaceAllString(text, p.repl)
 		}
 	}
 	// The case-insensitive patterns: Go folds ſ to s and the Kelvin sign to
 	// k, which an ASCII-lowered hint would miss.
-	lower := asciiLower(text)
 	folds := strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
-	if folds || strings.Contains(lower, "bearer") {
+	if run < minTokenRun && !assigns && !folds {
+		return text
+	}
+	lower := asciiLower(text)
+	if folds || run >= minTokenRun && strings.Contains(lower, "bearer") {
 		text = bearer.ReplaceAllString(text, "${1}"+Redacted)
 	}
-	if !strings.ContainsAny(text, ":=") || !folds && !containsAny(lower, assignmentHints) {
+	if !assigns || !folds && !containsAny(lower, assignmentHints) {
 		return text
 	}
 	return assignment.ReplaceAllStringFunc(text, func(m string) string {
@@ -156,6 +165,30 @@ func Redact(text string) string {
 		}
 		return sub[1] + Redacted
 	})
+}
+
+// minTokenRun is the shortest run of token characters (ASCII letters, digits,
+// '_' and '-') any token pattern or a Bearer token matches: a JWT part, "eyJ"
+// and ten more.
+const minTokenRun = 13
+
+// shape reads text once for what decides which patterns can match at all:
+// its longest run of token characters, and whether it assigns anything.
+func shape(text string) (longest int, assigns bool) {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+			run++
+			longest = max(longest, run)
+			continue
+		case c == ':', c == '=':
+			assigns = true
+		}
+		run = 0
+	}
+	return longest, assigns
 }
 
 // secretValue decides whether the value assigned to a secret-sounding name is
