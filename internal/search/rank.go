@@ -75,7 +75,7 @@ func DefaultRanking() Ranking {
 	return Ranking{
 		Weights:         [8]float64{4, 2, 1, 1, 1.5, 1, 1, 1.5},
 		Candidates:      200,
-		Window:          1000,
+		Window:          500,
 		SessionWeight:   0.7,
 		SessionPower:    2,
 		SessionExpand:   2,
