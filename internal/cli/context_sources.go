@@ -71,17 +71,6 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 	return out, nil
 }
 
-// deliverMargin is the time a hook needs after consuming pending context to
-// write its reply. Consuming deletes the entries, so a reply the deadline
-// then drops would lose them: with less time left they stay pending.
-const deliverMargin = 300 * time.Millisecond
-
-// timeToDeliver reports whether ctx leaves time to consume and still reply.
-func timeToDeliver(ctx context.Context) bool {
-	dl, ok := ctx.Deadline()
-	return !ok || time.Until(dl) >= deliverMargin
-}
-
 // promptContext runs a prompt's sources for a session and returns what the
 // session gets at this turn (the consumed and persistent entries as one XML
 // block, at most maxChars long; "" for nothing).
@@ -93,9 +82,6 @@ func promptContext(ctx context.Context, cfg *config.Config, now func() time.Time
 	rep, err := eng.OnPrompt(ctx, s, privacy.Filter(prompt))
 	if err != nil {
 		return "", rep, err
-	}
-	if !timeToDeliver(ctx) {
-		return "", rep, nil
 	}
 	es, err := newCollector(cfg, now, db).Consume(ctx, s.ID, maxChars)
 	if err != nil {
@@ -126,7 +112,7 @@ func fileContext(ctx context.Context, cfg *config.Config, now func() time.Time, 
 			}
 		}
 	}
-	if !deliver || !timeToDeliver(ctx) {
+	if !deliver {
 		return "", rep, nil
 	}
 	es, err := newCollector(cfg, now, db).ConsumeNew(ctx, s.ID, maxChars)

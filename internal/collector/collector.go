@@ -150,9 +150,25 @@ func (c *Collector) ConsumeNew(ctx context.Context, session string, maxChars int
 	return c.consume(ctx, session, maxChars, false)
 }
 
+// DeliverMargin is the time a caller needs after consuming to hand the
+// entries on. Consuming deletes them, so a reply a deadline then drops would
+// lose them: with less time left than this, nothing is consumed.
+const DeliverMargin = 300 * time.Millisecond
+
+// TimeToDeliver reports whether ctx leaves time to consume and still deliver.
+func TimeToDeliver(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= DeliverMargin
+}
+
 func (c *Collector) consume(ctx context.Context, session string, maxChars int, persistent bool) ([]memory.PendingEntry, error) {
 	var out []memory.PendingEntry
 	_, err := c.store.ConsumePending(ctx, session, func(all []memory.PendingEntry) []memory.PendingEntry {
+		// Decided once the write lock is held: waiting for it may have used
+		// the time the caller needed to deliver what it takes.
+		if !TimeToDeliver(ctx) {
+			return nil
+		}
 		take := make([]memory.PendingEntry, 0, len(all))
 		size := len(openTag) + len(closeTag)
 		for _, e := range all {

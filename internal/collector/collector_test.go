@@ -298,3 +298,23 @@ func TestConcurrentConsumeAcrossProcesses(t *testing.T) {
 		}
 	}
 }
+
+// Too close to the caller's deadline nothing is consumed, so nothing is lost
+// when the reply cannot be delivered in time; the entries wait for the next turn.
+func TestConsumeNearTheDeadlineKeepsEverything(t *testing.T) {
+	db := openDB(t)
+	c := collector.New(db, clock(), nil)
+	if err := c.Register(context.Background(), entry("s", "custom", "a", "refund retries", memory.PriorityNormal)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), collector.DeliverMargin/2)
+	defer cancel()
+	got, err := c.Consume(ctx, "s", 0)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("near the deadline consumed %d entries (%v), want none", len(got), err)
+	}
+	got, err = c.Consume(context.Background(), "s", 0)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("next turn: %d entries (%v), want the one left", len(got), err)
+	}
+}

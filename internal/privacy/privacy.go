@@ -134,7 +134,7 @@ func asciiLower(text string) string {
 
 // Redact replaces secrets by [REDACTED].
 func Redact(text string) string {
-	run, assigns := shape(text)
+	run, wide, assigns := shape(text)
 	for i, p := range secretPatterns {
 		// Every token pattern but the key block needs a long run of token
 		// characters; most text has none, and then is not searched at all.
@@ -148,11 +148,11 @@ func Redact(text string) string {
 	// The case-insensitive patterns: Go folds ſ to s and the Kelvin sign to
 	// k, which an ASCII-lowered hint would miss.
 	folds := strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
-	if run < minTokenRun && !assigns && !folds {
+	if run < minTokenRun && wide < minBearerRun && !assigns && !folds {
 		return text
 	}
 	lower := asciiLower(text)
-	if folds || run >= minTokenRun && strings.Contains(lower, "bearer") {
+	if folds || wide >= minBearerRun && strings.Contains(lower, "bearer") {
 		text = bearer.ReplaceAllString(text, "${1}"+Redacted)
 	}
 	if !assigns || !folds && !containsAny(lower, assignmentHints) {
@@ -160,46 +160,64 @@ func Redact(text string) string {
 	}
 	return assignment.ReplaceAllStringFunc(text, func(m string) string {
 		sub := assignment.FindStringSubmatch(m)
-		if sub[2] == Redacted || !secretValue(sub[1], sub[2]) {
+		if sub[2] == Redacted {
 			return m
+		}
+		if !secretValue(sub[1], sub[2]) {
+			// The value is kept, but it may hold an assignment of its own
+			// ("token: password=..."), which this match has consumed.
+			return sub[1] + Redact(sub[2])
 		}
 		return sub[1] + Redacted
 	})
 }
 
 // minTokenRun is the shortest run of token characters (ASCII letters, digits,
-// '_' and '-') any token pattern or a Bearer token matches: a JWT part, "eyJ"
-// and ten more.
+// '_' and '-') any token pattern matches: a JWT part, "eyJ" and ten more.
 const minTokenRun = 13
 
+// minBearerRun is the shortest Bearer token, whose characters also include
+// '.' and '='.
+const minBearerRun = 20
+
 // shape reads text once for what decides which patterns can match at all:
-// its longest run of token characters, and whether it assigns anything.
-func shape(text string) (longest int, assigns bool) {
-	run := 0
+// its longest run of token characters, its longest run of Bearer token
+// characters, and whether it assigns anything.
+func shape(text string) (longest, wide int, assigns bool) {
+	run, wrun := 0, 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '-':
+		token := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+		if token {
 			run++
 			longest = max(longest, run)
-			continue
-		case c == ':', c == '=':
+		} else {
+			run = 0
+		}
+		if token || c == '.' || c == '=' {
+			wrun++
+			wide = max(wide, wrun)
+		} else {
+			wrun = 0
+		}
+		if c == ':' || c == '=' {
 			assigns = true
 		}
-		run = 0
 	}
-	return longest, assigns
+	return longest, wide, assigns
 }
 
 // secretValue decides whether the value assigned to a secret-sounding name is
-// a secret. A password's value always is, and so is a quoted literal; a bare
-// value of a token, key or secret must look like one (8 or more characters
-// with a digit), so prose such as "mergeToken: context deadline exceeded"
-// and code such as "token = next()" stay readable.
+// a secret. A password's, a secret's or a key's value always is, and so is a
+// quoted literal; a bare value of a token must look like one (8 or more
+// characters with a digit), so prose such as "mergeToken: context deadline
+// exceeded" and code such as "token = next()" stay readable.
 func secretValue(name, value string) bool {
 	lname := strings.ToLower(name)
-	if strings.Contains(lname, "passw") || strings.Contains(lname, "pwd") {
-		return true
+	for _, always := range []string{"passw", "pwd", "secret", "key"} {
+		if strings.Contains(lname, always) {
+			return true
+		}
 	}
 	if strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "'") {
 		return true

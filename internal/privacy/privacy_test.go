@@ -31,6 +31,10 @@ func TestFilter(t *testing.T) {
 		{"token from a call", "token = next()", "token = next()"},
 		{"bare token value", "auth_token=9f86d081884c7d65", "auth_token=[REDACTED]"},
 		{"short password", "pwd: abc", "pwd: [REDACTED]"},
+		{"password behind a token name", "login token: password=swordfish rejected", "login token: password=[REDACTED] rejected"},
+		{"password behind a secret name", "secret: passwd=swordfish", "secret: [REDACTED]"},
+		{"bearer token with dots", "sending Bearer abcdefghij.klmnopqrst.uvwxyz0123", "sending Bearer [REDACTED]"},
+		{"passphrase secret", "client_secret=correct-horse-battery-staple", "client_secret=[REDACTED]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
