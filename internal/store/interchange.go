@@ -52,19 +52,26 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			}
 		}
 		projects := map[string]string{} // session id -> project
-		projectOf := func(line int, id string) (string, error) {
-			if p, ok := projects[id]; ok {
-				return p, nil
-			}
-			s, err := getSession(ctx, tx, id)
-			if err != nil {
-				if !errors.Is(err, memory.ErrNotFound) {
-					return "", err
+		// projectOf returns the project of a record's session. A record that
+		// names another project would be filed where the file did not say,
+		// so it is refused.
+		projectOf := func(line int, id, claimed string) (string, error) {
+			p, ok := projects[id]
+			if !ok {
+				s, err := getSession(ctx, tx, id)
+				if err != nil {
+					if !errors.Is(err, memory.ErrNotFound) {
+						return "", err
+					}
+					return "", &memory.LineError{Line: line, Err: memory.Invalid("session_id", "the id of a session in the file or the database", id)}
 				}
-				return "", &memory.LineError{Line: line, Err: memory.Invalid("session_id", "the id of a session in the file or the database", id)}
+				p = s.Project
+				projects[id] = p
 			}
-			projects[id] = s.Project
-			return s.Project, nil
+			if claimed != "" && claimed != p {
+				return "", &memory.LineError{Line: line, Err: memory.Invalid("project", "the project of session "+id+" ("+p+")", claimed)}
+			}
+			return p, nil
 		}
 		for i, r := range recs {
 			var added bool
@@ -80,7 +87,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 				}
 			case memory.KindObservation:
 				o := *r.Observation
-				if o.Project, err = projectOf(r.Line, o.SessionID); err != nil {
+				if o.Project, err = projectOf(r.Line, o.SessionID, o.Project); err != nil {
 					return err
 				}
 				var a Added
@@ -95,7 +102,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 				}
 			case memory.KindSummary:
 				s := *r.Summary
-				if s.Project, err = projectOf(r.Line, s.SessionID); err != nil {
+				if s.Project, err = projectOf(r.Line, s.SessionID, s.Project); err != nil {
 					return err
 				}
 				if added, err = absent(ctx, q, `summaries WHERE uuid = ? OR session_id = ?`, s.UUID, s.SessionID); added {
@@ -103,7 +110,7 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 				}
 			case memory.KindPrompt:
 				p := *r.Prompt
-				if p.Project, err = projectOf(r.Line, p.SessionID); err != nil {
+				if p.Project, err = projectOf(r.Line, p.SessionID, p.Project); err != nil {
 					return err
 				}
 				if added, err = absent(ctx, q, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,

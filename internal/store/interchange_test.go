@@ -107,3 +107,21 @@ func TestImportIsAllOrNothing(t *testing.T) {
 		t.Errorf("partial import left %+v", st)
 	}
 }
+
+// A record naming another project than its session's is refused rather than
+// filed somewhere the file did not say.
+func TestImportRefusesAProjectOtherThanTheSessions(t *testing.T) {
+	in := `{"kind":"session","id":"s1","project":"github.com/shop/api","started_at":"2026-01-02T03:04:05Z"}
+{"kind":"observation","uuid":"u1","session_id":"s1","project":"github.com/other/api","type":"note","title":"t","created_at":"2026-01-02T03:04:05Z"}
+`
+	db := openTest(t)
+	_, err := importBytes(t, db, []byte(in))
+	var le *memory.LineError
+	var ve *memory.ValidationError
+	if !errors.As(err, &le) || le.Line != 2 || !errors.As(err, &ve) || ve.Field != "project" {
+		t.Fatalf("got %v, want a project error on line 2", err)
+	}
+	if st, _ := db.Stats(context.Background(), ""); st.Sessions != 0 {
+		t.Errorf("partial import left %+v", st)
+	}
+}
