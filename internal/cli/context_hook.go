@@ -4,11 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/memhq/mem/internal/capture"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
-	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/triggers"
 )
@@ -20,41 +17,21 @@ import (
 // only to agents that take context there (Claude Code's PostToolUse,
 // Gemini's AfterTool); for the others it waits for the next prompt.
 func hookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
-	return func(ctx context.Context, db *store.DB, s memory.Session, ev hook.Event, room int) (string, error) {
-		dir := ev.ProjectDir
-		if dir == "" {
-			dir = ev.Cwd
-		}
-		if dir == "" {
-			dir = s.Cwd
-		}
-		root := dir
-		if id, err := project.Resolve(dir, cfg.String("project")); err == nil {
-			root = id.Root
-		}
-		ts := triggers.Session{ID: s.ID, Project: s.Project, Root: root}
+	return func(ctx context.Context, db *store.DB, t hook.ContextTurn) (string, error) {
+		ts := triggers.Session{ID: t.Session.ID, Project: t.Session.Project, Root: t.Root}
 		// Leave room for the separator the hook puts between parts; a
 		// negative room means no cap.
-		limit := room - 2
-		if room < 0 {
+		limit := t.Room - 2
+		if t.Room < 0 {
 			limit = 0
 		}
-		switch ev.Kind {
+		switch t.Event.Kind {
 		case hook.KindPrompt:
-			block, _, err := promptContext(ctx, cfg, now, db, ts, ev.Prompt, limit)
+			block, _, err := promptContext(ctx, cfg, now, db, ts, t.Event.Prompt, limit)
 			return block, err
 		case hook.KindTool:
-			cwd := ev.Cwd
-			if cwd == "" {
-				cwd = s.Cwd
-			}
-			r := capture.Analyze(ev.Call, capture.Where{SessionID: s.ID, Root: root, Cwd: cwd})
-			var edited []string
-			if r.Observation != nil {
-				edited = r.Observation.FilesModified
-			}
-			deliver := ev.Agent == hook.AgentClaude || ev.Agent == hook.AgentGemini
-			block, _, err := fileContext(ctx, cfg, now, db, ts, r.FilesRead, edited, deliver, limit)
+			deliver := t.Event.Agent == hook.AgentClaude || t.Event.Agent == hook.AgentGemini
+			block, _, err := fileContext(ctx, cfg, now, db, ts, t.Read, t.Edited, deliver, limit)
 			return block, err
 		}
 		return "", nil

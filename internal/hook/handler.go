@@ -28,9 +28,20 @@ type RecallFunc func(ctx context.Context, db *store.DB, s memory.Session, mode s
 // SummarizeFunc writes the summary of a session as it stands now.
 type SummarizeFunc func(ctx context.Context, db *store.DB, sessionID string, at time.Time) error
 
+// ContextTurn is what a ContextFunc is told of the turn it answers, so it
+// does not resolve the project or analyse the tool call again.
+type ContextTurn struct {
+	Session memory.Session
+	Event   Event
+	Root    string   // the project's work tree root
+	Read    []string // files the tool call read, relative to Root
+	Edited  []string // files the tool call changed, relative to Root
+	Room    int      // characters left under the agent's cap; negative: no cap
+}
+
 // ContextFunc answers a prompt or a tool call with context the session is
 // waiting for (prompt-time recall), or "".
-type ContextFunc func(ctx context.Context, db *store.DB, s memory.Session, ev Event, room int) (string, error)
+type ContextFunc func(ctx context.Context, db *store.DB, t ContextTurn) (string, error)
 
 // Handler does what an event calls for. Open, Project and Switches are
 // required; Recall, Summarize and Context may be nil (then that part is
@@ -301,6 +312,12 @@ func (t *turn) prompt(ctx context.Context) (Reply, error) {
 
 // promptContext adds what the session is waiting for (prompt-time recall).
 func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error) {
+	return t.context(ctx, parts, nil, nil)
+}
+
+// context adds what the session is waiting for after the other parts of the
+// reply; read and edited are the files of a tool call.
+func (t *turn) context(ctx context.Context, parts, read, edited []string) (Reply, error) {
 	if t.inject && t.h.Context != nil {
 		// The context is consumed as it is built, so it must fit beside the
 		// other parts: what is left out stays pending for the next turn.
@@ -316,7 +333,8 @@ func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error)
 				return t.reply(parts...), nil
 			}
 		}
-		c, err := t.h.Context(ctx, t.db, t.s, t.ev, room)
+		c, err := t.h.Context(ctx, t.db, ContextTurn{Session: t.s, Event: t.ev, Root: t.root,
+			Read: read, Edited: edited, Room: room})
 		if err != nil {
 			return t.reply(parts...), err
 		}
@@ -326,17 +344,24 @@ func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error)
 }
 
 func (t *turn) tool(ctx context.Context) (Reply, error) {
-	if !t.capture {
-		return t.promptContext(ctx, nil)
-	}
-	if err := t.ensure(ctx); err != nil {
-		return Reply{}, err
+	if t.capture {
+		// The session as stored gives the prompt number the capture records.
+		if err := t.ensure(ctx); err != nil {
+			return Reply{}, err
+		}
 	}
 	w := capture.Where{SessionID: t.s.ID, Root: t.root, Cwd: t.s.Cwd, PromptNumber: t.s.PromptCount, AgentType: t.s.AgentType}
 	if t.ev.Cwd != "" {
 		w.Cwd = t.ev.Cwd
 	}
 	r := capture.Analyze(t.ev.Call, w)
+	var edited []string
+	if r.Observation != nil {
+		edited = r.Observation.FilesModified
+	}
+	if !t.capture {
+		return t.context(ctx, nil, r.FilesRead, edited)
+	}
 	now := t.h.now()
 	if len(r.FilesRead) > 0 {
 		if err := t.db.AddFilesRead(ctx, t.s.ID, r.FilesRead, now); err != nil {
@@ -357,7 +382,7 @@ func (t *turn) tool(ctx context.Context) (Reply, error) {
 			return Reply{}, err
 		}
 	}
-	return t.promptContext(ctx, nil)
+	return t.context(ctx, nil, r.FilesRead, edited)
 }
 
 // lastCommandOutcome returns the session's newest problem from a failed

@@ -139,8 +139,8 @@ func TestOverlongContextIsLeftOut(t *testing.T) {
 
 func TestPromptContextHook(t *testing.T) {
 	r := newRig(t)
-	r.h.Context = func(_ context.Context, _ *store.DB, s memory.Session, ev Event, _ int) (string, error) {
-		return "pending for " + s.ID + " at prompt " + string(rune('0'+s.PromptCount)), nil
+	r.h.Context = func(_ context.Context, _ *store.DB, c ContextTurn) (string, error) {
+		return "pending for " + c.Session.ID + " at prompt " + string(rune('0'+c.Session.PromptCount)), nil
 	}
 	got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi"}`)
 	if !strings.Contains(got, `"additionalContext":"pending for s1 at prompt 1"`) {
@@ -202,8 +202,8 @@ func TestPromptContextGetsTheRoomLeft(t *testing.T) {
 		return "compaction block", nil // 16 characters
 	}
 	var rooms []int
-	r.h.Context = func(_ context.Context, _ *store.DB, _ memory.Session, _ Event, room int) (string, error) {
-		rooms = append(rooms, room)
+	r.h.Context = func(_ context.Context, _ *store.DB, c ContextTurn) (string, error) {
+		rooms = append(rooms, c.Room)
 		return "ctx", nil
 	}
 	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress"}`)
