@@ -36,9 +36,6 @@ func invalid(field, accepted, got string) error {
 	return usageErr(memory.Invalid(field, accepted, got))
 }
 
-// silentExit ends the command with code and no further message.
-func silentExit(code int) error { return &exitError{code: code} }
-
 // ExitCode maps an error to mem's exit codes: bad input, unknown ids and
 // files that cannot be used as a database are usage errors (2); anything
 // else is a run-time failure (1).

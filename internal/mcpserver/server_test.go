@@ -274,7 +274,7 @@ func TestSaveObservationInGivenSession(t *testing.T) { eachMode(t, testSaveObser
 
 func testSaveObservationInGivenSession(t *testing.T, start starter) {
 	f := start(t, "s2")
-	db, cs := f.db, f.cs
+	cs := f.cs
 	var out SaveOutput
 	structured(t, call(t, cs, "save_observation", map[string]any{"type": "bugfix", "title": "Fix the lock retry"}), &out)
 	if out.Session != "s2" || out.Project != testProject {
@@ -282,7 +282,7 @@ func testSaveObservationInGivenSession(t *testing.T, start starter) {
 	}
 	// A session that does not exist yet is created in the server's project.
 	f = start(t, "fresh-session")
-	db, cs = f.db, f.cs
+	db, cs := f.db, f.cs
 	structured(t, call(t, cs, "save_observation", map[string]any{"type": "note", "title": "First note"}), &out)
 	if s, err := db.Session(context.Background(), "fresh-session"); err != nil || s.Project != testProject {
 		t.Errorf("fresh session: %+v, %v", s, err)
