@@ -1,0 +1,23 @@
+//go:build unix
+
+package fsafe
+
+import (
+	"os"
+	"syscall"
+)
+
+// openNonBlocking opens path read-only with O_NONBLOCK, so opening a FIFO
+// with no writer returns at once instead of waiting forever; the caller
+// refuses anything but a regular file, for which the flag changes nothing.
+func openNonBlocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
+// syncDir makes a rename in dir durable; failure only costs durability.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
