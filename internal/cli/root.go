@@ -129,6 +129,7 @@ summary per session) in one SQLite file, and gives the right slice of it back to
 		newSwitchCmd(app, true),
 		newInstallCmd(app, false),
 		newInstallCmd(app, true),
+		newScheduleCmd(app),
 	)
 	wrapArgs(root)
 	return root

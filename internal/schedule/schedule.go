@@ -1,0 +1,377 @@
+// Package schedule installs, removes and reports the nightly
+// `mem summarize --pending` job with the user's own scheduler: a systemd
+// user timer, a crontab line, a launchd agent or a Windows scheduled task.
+//
+// What a scheduler gets is computed by pure functions (Install and Uninstall
+// return a Plan); Apply carries a plan out through an injected Runner, so
+// tests see exactly what would be written and run.
+package schedule
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/memory"
+)
+
+// Scheduler names a scheduler.
+type Scheduler string
+
+// The schedulers mem knows.
+const (
+	Systemd  Scheduler = "systemd"
+	Cron     Scheduler = "cron"
+	Launchd  Scheduler = "launchd"
+	Schtasks Scheduler = "schtasks"
+)
+
+// Schedulers lists them, for usage messages.
+var Schedulers = []Scheduler{Systemd, Cron, Launchd, Schtasks}
+
+// Name is the job's name: the systemd unit, the crontab line's tag and the
+// Windows task.
+const Name = "mem-summarize"
+
+// Label is the launchd agent's label.
+const Label = "dev.memhq.mem.summarize"
+
+// Job is what runs every night.
+type Job struct {
+	Mem          string // absolute path of the mem binary
+	DB           string // database passed as --db ("" for mem's default)
+	Log          string // file the run's report is appended to
+	Hour, Minute int    // local time of day
+}
+
+// Places are the folders the job's files go to.
+type Places struct {
+	Home       string
+	ConfigHome string // $XDG_CONFIG_HOME, else ~/.config
+	UID        int    // the user's id, for launchd's gui/UID domain
+}
+
+func (p Places) systemdDir() string { return filepath.Join(p.ConfigHome, "systemd", "user") }
+func (p Places) domain() string     { return fmt.Sprintf("gui/%d", p.UID) }
+func (p Places) plist() string {
+	return filepath.Join(p.Home, "Library", "LaunchAgents", Label+".plist")
+}
+
+// File is a file a plan writes (Content) or removes (Content nil).
+type File struct {
+	Path    string
+	Content []byte
+}
+
+// Plan is what installing or removing the job takes: files, then commands.
+// Crontab, when set, turns the current crontab into the new one.
+type Plan struct {
+	Scheduler Scheduler
+	Files     []File
+	Crontab   func(current []byte) []byte
+	Commands  [][]string
+	Notes     []string
+}
+
+// ParseAt reads a time of day HH:MM.
+func ParseAt(s string) (hour, minute int, err error) {
+	h, m, ok := strings.Cut(s, ":")
+	bad := memory.Invalid("--at", "a time HH:MM such as 03:17", s)
+	if !ok || len(m) != 2 || len(h) < 1 || len(h) > 2 {
+		return 0, 0, bad
+	}
+	if _, err := fmt.Sscanf(h+" "+m, "%d %d", &hour, &minute); err != nil || hour > 23 || minute > 59 || hour < 0 || minute < 0 {
+		return 0, 0, bad
+	}
+	return hour, minute, nil
+}
+
+// ParseScheduler reads a scheduler's name.
+func ParseScheduler(s string) (Scheduler, error) {
+	for _, k := range Schedulers {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	names := make([]string, len(Schedulers))
+	for i, k := range Schedulers {
+		names[i] = string(k)
+	}
+	return "", memory.Invalid("--scheduler", "one of "+strings.Join(names, ", "), s)
+}
+
+// Check refuses paths that no scheduler's file format can carry safely.
+func (j Job) Check() error {
+	for _, f := range []struct{ name, v string }{{"--mem", j.Mem}, {"--db", j.DB}, {"--log", j.Log}} {
+		if strings.IndexFunc(f.v, unicode.IsControl) >= 0 {
+			return memory.Invalid(f.name, "a path without control characters", f.v)
+		}
+	}
+	if !filepath.IsAbs(j.Mem) {
+		return memory.Invalid("--mem", "an absolute path of the mem binary", j.Mem)
+	}
+	if !filepath.IsAbs(j.Log) {
+		return memory.Invalid("--log", "an absolute path", j.Log)
+	}
+	return nil
+}
+
+// sq quotes a word for sh.
+func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Shell is the sh command of the job: a date line, then the run's report,
+// appended to the log.
+func (j Job) Shell() string {
+	args := "summarize --pending"
+	if j.DB != "" {
+		args += " --db " + sq(j.DB)
+	}
+	return fmt.Sprintf("mkdir -p %s && { date -u; %s %s; } >>%s 2>&1", sq(filepath.Dir(j.Log)), sq(j.Mem), args, sq(j.Log))
+}
+
+// Install returns the plan that installs j with s.
+func Install(s Scheduler, j Job, p Places) Plan {
+	plan := Plan{Scheduler: s}
+	switch s {
+	case Systemd:
+		dir := p.systemdDir()
+		plan.Files = []File{
+			{filepath.Join(dir, Name+".service"), []byte(j.service())},
+			{filepath.Join(dir, Name+".timer"), []byte(j.timer())},
+		}
+		plan.Commands = [][]string{{"systemctl", "--user", "daemon-reload"}, {"systemctl", "--user", "enable", "--now", Name + ".timer"}}
+		plan.Notes = []string{"user timers run while you are logged in unless lingering is on (loginctl enable-linger)"}
+	case Cron:
+		line := j.cronLine()
+		plan.Crontab = func(cur []byte) []byte { return append(withoutOurs(cur), line...) }
+	case Launchd:
+		plan.Files = []File{{p.plist(), []byte(j.plist())}}
+		plan.Commands = [][]string{{"launchctl", "bootout", p.domain(), p.plist()}, {"launchctl", "bootstrap", p.domain(), p.plist()}}
+	case Schtasks:
+		plan.Commands = [][]string{{"schtasks", "/Create", "/F", "/SC", "DAILY", "/TN", Name,
+			"/ST", fmt.Sprintf("%02d:%02d", j.Hour, j.Minute), "/TR", j.windowsCommand()}}
+	}
+	return plan
+}
+
+// Uninstall returns the plan that removes the job from s.
+func Uninstall(s Scheduler, p Places) Plan {
+	plan := Plan{Scheduler: s}
+	switch s {
+	case Systemd:
+		dir := p.systemdDir()
+		plan.Commands = [][]string{{"systemctl", "--user", "disable", "--now", Name + ".timer"}}
+		plan.Files = []File{{Path: filepath.Join(dir, Name+".service")}, {Path: filepath.Join(dir, Name+".timer")}}
+	case Cron:
+		plan.Crontab = withoutOurs
+	case Launchd:
+		plan.Commands = [][]string{{"launchctl", "bootout", p.domain(), p.plist()}}
+		plan.Files = []File{{Path: p.plist()}}
+	case Schtasks:
+		plan.Commands = [][]string{{"schtasks", "/Delete", "/F", "/TN", Name}}
+	}
+	return plan
+}
+
+// Files lists the files the job of s lives in.
+func Files(s Scheduler, p Places) []string {
+	var out []string
+	for _, f := range Uninstall(s, p).Files {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+func (j Job) service() string {
+	// systemd reads %, $, \ and " inside a quoted ExecStart argument.
+	cmd := strings.NewReplacer(`%`, `%%`, `$`, `$$`, `\`, `\\`, `"`, `\"`).Replace(j.Shell())
+	return `[Unit]
+Description=mem: summarize pending agent sessions
+
+[Service]
+Type=oneshot
+Nice=10
+ExecStart=/bin/sh -c "` + cmd + `"
+`
+}
+
+func (j Job) timer() string {
+	return fmt.Sprintf(`[Unit]
+Description=mem: summarize pending agent sessions every night
+
+[Timer]
+OnCalendar=*-*-* %02d:%02d:00
+Persistent=true
+RandomizedDelaySec=10m
+
+[Install]
+WantedBy=timers.target
+`, j.Hour, j.Minute)
+}
+
+// cronTag ends the crontab line mem owns.
+const cronTag = " # " + Name
+
+func (j Job) cronLine() string {
+	// cron reads % as a line break.
+	return fmt.Sprintf("%d %d * * * %s%s\n", j.Minute, j.Hour, strings.ReplaceAll(j.Shell(), "%", `\%`), cronTag)
+}
+
+// withoutOurs returns a crontab without mem's line, ending in a newline
+// when it has any line.
+func withoutOurs(cur []byte) []byte {
+	var b bytes.Buffer
+	for _, l := range strings.Split(string(cur), "\n") {
+		if l == "" || strings.HasSuffix(l, cronTag) {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.Bytes()
+}
+
+// HasCronLine reports whether a crontab holds mem's line.
+func HasCronLine(tab []byte) bool {
+	for _, l := range strings.Split(string(tab), "\n") {
+		if strings.HasSuffix(l, cronTag) {
+			return true
+		}
+	}
+	return false
+}
+
+func (j Job) plist() string {
+	var esc bytes.Buffer
+	xmlEscape(&esc, j.Shell())
+	return fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>Label</key>
+	<string>%s</string>
+	<key>ProgramArguments</key>
+	<array>
+		<string>/bin/sh</string>
+		<string>-c</string>
+		<string>%s</string>
+	</array>
+	<key>StartCalendarInterval</key>
+	<dict>
+		<key>Hour</key>
+		<integer>%d</integer>
+		<key>Minute</key>
+		<integer>%d</integer>
+	</dict>
+	<key>ProcessType</key>
+	<string>Background</string>
+</dict>
+</plist>
+`, Label, esc.String(), j.Hour, j.Minute)
+}
+
+func xmlEscape(b *bytes.Buffer, s string) {
+	strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").WriteString(b, s)
+}
+
+// windowsCommand is the task's command line: mem itself, its report
+// appended to the log by cmd.
+func (j Job) windowsCommand() string {
+	args := `"` + j.Mem + `" summarize --pending`
+	if j.DB != "" {
+		args += ` --db "` + j.DB + `"`
+	}
+	return `cmd /c ` + args + ` >> "` + j.Log + `" 2>&1`
+}
+
+// Runner runs a command with stdin and returns its standard output.
+type Runner func(ctx context.Context, stdin []byte, name string, args ...string) ([]byte, error)
+
+// Apply carries out a plan: files are written beside their targets and
+// renamed into place (links and special files refused) or removed, the
+// crontab is rewritten, and the commands run. Installing runs the commands
+// only when something changed (a task scheduler keeps no file to compare:
+// its command always runs); removing runs them first, to stop the job, and
+// their failure (a job that was not there) is no error. It reports whether
+// anything changed.
+func Apply(ctx context.Context, plan Plan, run Runner, uninstall bool) (changed bool, err error) {
+	if uninstall {
+		for _, c := range plan.Commands {
+			if _, err := run(ctx, nil, c[0], c[1:]...); err == nil && plan.Scheduler == Schtasks {
+				changed = true
+			}
+		}
+	}
+	for _, f := range plan.Files {
+		c, err := applyFile(f)
+		if err != nil {
+			return changed, err
+		}
+		changed = changed || c
+	}
+	if plan.Crontab != nil {
+		cur, err := run(ctx, nil, "crontab", "-l")
+		if err != nil {
+			cur = nil // no crontab yet
+		}
+		if next := plan.Crontab(cur); !bytes.Equal(nonBlank(cur), next) {
+			if _, err := run(ctx, next, "crontab", "-"); err != nil {
+				return changed, fmt.Errorf("writing the crontab: %w", err)
+			}
+			changed = true
+		}
+	}
+	if uninstall {
+		if changed && plan.Scheduler == Systemd {
+			run(ctx, nil, "systemctl", "--user", "daemon-reload")
+		}
+		return changed, nil
+	}
+	if !changed && plan.Scheduler != Schtasks {
+		return false, nil
+	}
+	for _, c := range plan.Commands {
+		out, err := run(ctx, nil, c[0], c[1:]...)
+		if err != nil && !(c[0] == "launchctl" && c[1] == "bootout") { // bootout of an agent not loaded fails
+			return true, fmt.Errorf("running %s: %w: %s", strings.Join(c, " "), err, strings.TrimSpace(string(out)))
+		}
+	}
+	return true, nil
+}
+
+// nonBlank is a crontab without its blank lines, to compare with a plan's.
+func nonBlank(tab []byte) []byte {
+	var b bytes.Buffer
+	for _, l := range strings.Split(string(tab), "\n") {
+		if l != "" {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.Bytes()
+}
+
+// applyFile writes or removes one file and reports whether it changed.
+func applyFile(f File) (bool, error) {
+	cur, err := fsafe.ReadFile(f.Path, 1<<20)
+	exists := err == nil
+	if _, err := fsafe.CheckTarget(f.Path); err != nil {
+		return false, err
+	}
+	if f.Content == nil {
+		if !exists {
+			return false, nil
+		}
+		return true, fsafe.Remove(f.Path)
+	}
+	if exists && bytes.Equal(cur, f.Content) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+		return false, err
+	}
+	return true, fsafe.WriteFile(f.Path, f.Content, 0o644)
+}
