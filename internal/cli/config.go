@@ -16,7 +16,15 @@ func newConfigCmd(app *App) *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show",
 		Short: "Show every effective setting and where it came from (flag, env, file, default)",
-		Args:  cobra.NoArgs,
+		Long: `Show every effective setting and where it came from (flag, env, file, default), how the
+project was resolved, and whether injection and capture are on for it and why.
+
+The config file is MEM_CONFIG, else $XDG_CONFIG_HOME/mem/config.toml (~/.config/mem/config.toml):
+key = value lines under [section] headers, for example
+
+  [inject]
+  budget = 1500`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			settings := app.cfg.All()
 			id, err := app.Project()

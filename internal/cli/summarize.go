@@ -45,8 +45,9 @@ func newSummarizeCmd(app *App) *cobra.Command {
 
   --session ID   summarize one session now (replacing its summary)
   --pending      the nightly job: summarize every ended session without a summary, every open
-                 session idle longer than --idle, and every session whose summary is older than
-                 its newest observation; then run maintenance (unless --maintain=false)
+                 session idle longer than --idle, every session whose summary is older than its
+                 newest observation and, when a model command is configured, every session whose
+                 summary is still extractive; then run maintenance (unless --maintain=false)
   --maintain     maintenance only: drop pending context of sessions ended over a day ago,
                  merge the FTS5 indexes, PRAGMA optimize, truncate the WAL
 
