@@ -66,7 +66,7 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if o.Agent == "claude-code" {
 		o.Agent = "claude"
 	}
-	path, before, err := installTarget(app, o.Agent, o.Scope, install.MCPPath)
+	path, root, before, err := installTarget(app, o.Agent, o.Scope, install.MCPPath)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	backup, err := applyPlan(plan, o.DryRun)
+	backup, err := applyPlan(plan, root, o.DryRun)
 	if err != nil {
 		return err
 	}
