@@ -26,12 +26,14 @@ func newInstallCmd(app *App, remove bool) *cobra.Command {
 mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
 Settings files: claude ~/.claude/settings.json (project: .claude/settings.json), codex
 ~/.codex/hooks.json (.codex/hooks.json), gemini ~/.gemini/settings.json (.gemini/settings.json),
-opencode ~/.config/opencode/plugins/mem.js (.opencode/plugins/mem.js).`
+opencode ~/.config/opencode/plugins/mem.js (.opencode/plugins/mem.js). A settings file or backup
+that is a link, FIFO or device, or a project folder that leads out of the project, is refused and
+nothing is written.`
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
 		long = `Remove mem's hook entries (and the groups and events they leave empty) from the agent's
 settings file, or mem's OpenCode plugin. Everything else in the file stays; the previous file is kept
-as <file>.mem.bak.`
+as <file>.mem.bak. Links, FIFOs and devices are refused as by install.`
 	}
 	cmd := &cobra.Command{
 		Use:       use + " claude|codex|gemini|opencode",
