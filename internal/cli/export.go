@@ -82,7 +82,7 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	case exportErr != nil:
 		return exportErr
 	case errors.Is(err, fsafe.ErrNotRegular):
-		return err
+		return usageErr(fmt.Errorf("--output: %w", err))
 	case err != nil:
 		return invalid("--output", "a writable file", o.Output+": "+rootCause(err))
 	}

@@ -131,7 +131,8 @@ func normalizeValue(v any) any {
 	return doc
 }
 
-// TOML table headers: [table] or [[array]], with an optional comment.
+// TOML table headers ([table] or [[array]], with an optional comment), and
+// the ways a file can name mcp_servers and mem in them and in keys.
 var (
 	tomlHeader    = regexp.MustCompile(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
 	tomlServers   = `("mcp_servers"|'mcp_servers'|mcp_servers)`
