@@ -124,6 +124,10 @@ const maxFileSize = 64 << 10
 // without being opened or read.
 func ReadFile(root string) (File, error) {
 	f := File{Path: filepath.Join(root, FileName), Inject: true, Capture: true}
+	// Most projects have no .mem: one Lstat answers that on the hook path.
+	if _, err := os.Lstat(f.Path); err != nil {
+		return f, err
+	}
 	b, err := fsafe.ReadFileIn(root, FileName, maxFileSize)
 	if err != nil {
 		return f, err
