@@ -59,6 +59,11 @@ func checkPlace(path, root string) error {
 		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
 			return err
 		}
+		if _, lerr := os.Lstat(dir); lerr == nil {
+			// It exists but cannot be resolved: a link to nowhere yet,
+			// which creating the folders would follow.
+			return &fs.PathError{Op: "refusing", Path: dir, Err: fmt.Errorf("%w: it is a link to a place that does not exist", fsafe.ErrOutside)}
+		}
 		dir = filepath.Dir(dir)
 	}
 }

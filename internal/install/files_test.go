@@ -89,6 +89,10 @@ func TestNothingIsWrittenThroughALink(t *testing.T) {
 			must(t, os.Symlink("../../home", filepath.Join(repo, ".claude", "up")))
 			return filepath.Join(repo, ".claude", "up", "dots", "settings.json"), repo
 		}, fsafe.ErrOutside},
+		{"project folder is a link to nowhere yet", func(t *testing.T, home, repo, bashrc string) (string, string) {
+			must(t, os.Symlink(filepath.Join(home, "new"), filepath.Join(repo, ".opencode")))
+			return filepath.Join(repo, ".opencode", "plugins", "mem.js"), repo
+		}, fsafe.ErrOutside},
 		{"project folder links inside the project", func(t *testing.T, home, repo, bashrc string) (string, string) {
 			must(t, os.Symlink(".claude", filepath.Join(repo, ".gemini")))
 			return filepath.Join(repo, ".gemini", "settings.json"), repo
@@ -117,6 +121,9 @@ func TestNothingIsWrittenThroughALink(t *testing.T) {
 				}
 				if left, _ := os.ReadDir(filepath.Join(home, "dots")); len(left) > 0 {
 					t.Errorf("written outside the project: %v", left)
+				}
+				if _, err := os.Stat(filepath.Join(home, "new")); err == nil {
+					t.Error("a folder was created outside the project")
 				}
 			}
 			if b, _ := os.ReadFile(bashrc); string(b) != "export PATH\n" {
