@@ -49,7 +49,7 @@ func parseObject(data []byte) (*object, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return newObject(), nil
 	}
-	p := &parser{dec: json.NewDecoder(bytes.NewReader(data))}
+	p := &parser{dec: json.NewDecoder(bytes.NewReader(data)), maxIndent: maxIndent + 2*len(data)}
 	p.dec.UseNumber()
 	v, err := p.value(0)
 	if err != nil {
@@ -68,16 +68,18 @@ func parseObject(data []byte) (*object, error) {
 // Limits on what parseObject accepts. Agents' settings nest a handful of
 // levels deep; a file nested thousands deep would take time and memory with
 // the square of its depth once written back indented (encode), so the depth
-// and the indentation it would be written with are bounded.
+// is bounded, and so is the indentation the file would be written with: to
+// maxIndent bytes plus twice the file's size, which real files (a few bytes
+// of indentation a line) stay well within.
 const (
 	MaxDepth  = 512
-	maxIndent = 64 << 20 // bytes of indentation in the encoded file
+	maxIndent = 16 << 20
 )
 
 // parser reads JSON values and counts the indentation encode will give them.
 type parser struct {
-	dec    *json.Decoder
-	indent int
+	dec               *json.Decoder
+	indent, maxIndent int
 }
 
 // value reads one value nested depth levels deep.
@@ -95,8 +97,8 @@ func (p *parser) value(depth int) (any, error) {
 	if p.indent += 2 * depth; isDelim {
 		p.indent += 2 * depth
 	}
-	if p.indent > maxIndent {
-		return nil, fmt.Errorf("objects and arrays are nested too deeply to write back (more than %d MiB of indentation)", maxIndent>>20)
+	if p.indent > p.maxIndent {
+		return nil, fmt.Errorf("objects and arrays are nested too deeply to write back (more than %d MiB of indentation)", p.maxIndent>>20)
 	}
 	if !isDelim {
 		return tok, nil
