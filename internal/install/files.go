@@ -30,10 +30,7 @@ func Read(path, root string) ([]byte, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return b, err
 }
 
 // checkPlace refuses a path below root whose nearest existing folder is,
