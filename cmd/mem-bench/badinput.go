@@ -44,6 +44,14 @@ func (s *stress) badInput() error {
 		return fmt.Sprintf(`{"kind":"observation","uuid":"u-%s","session_id":"imp1","type":"note","title":%q,"created_at":"2026-01-02T03:04:06Z"}`, title, title)
 	}
 	long := strings.Repeat("x", 17<<20)
+	// The database under other names, for export -o.
+	dbLink, dbHard := filepath.Join(dir, "db-link.jsonl"), filepath.Join(dir, "db-hard.jsonl")
+	if err := os.Symlink(db, dbLink); err != nil {
+		return err
+	}
+	if err := os.Link(db, dbHard); err != nil {
+		return err
+	}
 	cases := []badCase{
 		{what: "unknown observation type", args: []string{"observe", "--session", "s1", "--type", "bogus", "--title", "t"}},
 		{what: "empty title", args: []string{"observe", "--session", "s1", "--type", "note", "--title", ""}},
@@ -70,6 +78,10 @@ func (s *stress) badInput() error {
 		{what: "JSON Lines: a JSON array instead of an object", args: []string{"import", write("array.jsonl", "[1,2,3]\n")}},
 		{what: "import file that does not exist", args: []string{"import", filepath.Join(dir, "nope.jsonl")}},
 		{what: "export --since that is not a date", args: []string{"export", "--since", "last tuesday"}},
+		{what: "export -o the database", args: []string{"export", "-o", db}},
+		{what: "export -o a link to the database", args: []string{"export", "-o", dbLink}},
+		{what: "export -o a hard link to the database", args: []string{"export", "-o", dbHard}},
+		{what: "export -o the database's -wal file", args: []string{"export", "-o", db + "-wal"}},
 		{what: "forget a project without --yes", args: []string{"forget", "--whole-project"}},
 		{what: "unknown command", args: []string{"frobnicate"}},
 		{what: "hook: malformed JSON event", args: []string{"hook", "claude"}, stdin: `{"session_id": "s1", "hook_event_name": `, hook: true},

@@ -72,6 +72,7 @@ func runStress(args []string) error {
 		{"crash-import", s.crashImport},
 		{"crash-migrate", s.crashMigrate},
 		{"crash-summarize", s.crashSummarize},
+		{"crash-export", s.crashExport},
 		{"disk-readonly", s.readOnly},
 		{"disk-full", s.diskFull},
 		{"disk-garbage", s.garbage},
@@ -341,6 +342,13 @@ func (s *stress) importFile(name string, n int) (string, int, error) {
 // killAfter starts mem, kills it with SIGKILL after d (if it is still
 // running) and reports whether the kill landed before it finished.
 func (s *stress) killAfter(db string, d time.Duration, args ...string) (killed bool, err error) {
+	return s.killWhen(db, nil, d, args...)
+}
+
+// killWhen starts mem, waits until ready reports true (nil: at once), then
+// kills it with SIGKILL after d (if it is still running) and reports
+// whether the kill landed before it finished.
+func (s *stress) killWhen(db string, ready func() bool, d time.Duration, args ...string) (killed bool, err error) {
 	cmd := exec.Command(s.mem, args...)
 	cmd.Env = s.env(db)
 	cmd.Dir = s.dir
@@ -349,6 +357,13 @@ func (s *stress) killAfter(db string, d time.Duration, args ...string) (killed b
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	for ready != nil && !ready() {
+		select {
+		case <-exited:
+			return false, nil
+		case <-time.After(time.Millisecond):
+		}
+	}
 	select {
 	case <-exited:
 		return false, nil
@@ -416,6 +431,72 @@ func (s *stress) crashImport() error {
 		return fmt.Errorf("after the rerun: %d observations (%v), want %d", n, err, obs)
 	}
 	fmt.Printf("     %d of %d imports of %d observations killed mid-way (import takes %v)\n", kills, s.n(6, 30), obs, full.Round(time.Millisecond))
+	return s.healthy(db)
+}
+
+// crashExport: kill -9 while `mem export -o FILE` writes, many times.
+// FILE is afterwards the previous export, byte for byte, or the whole new
+// one: never a part of either.
+func (s *stress) crashExport() error {
+	file, _, err := s.importFile("crash-export.jsonl", s.n(3000, 20000))
+	if err != nil {
+		return err
+	}
+	db := filepath.Join(s.dir, "crash-export.db")
+	if r := s.run(db, nil, "import", file); r.Code != 0 {
+		return fmt.Errorf("import: exit %d: %s", r.Code, r.Stderr)
+	}
+	out := filepath.Join(s.dir, "crash-export-out.jsonl")
+	// The environment names a project of its own; export a generated one.
+	export := []string{"export", "--project", benchgen.ProjectKey(0), "-o", out}
+	// What a whole export writes, and how long it takes.
+	t0 := time.Now()
+	if r := s.run(db, nil, export...); r.Code != 0 {
+		return fmt.Errorf("reference export: exit %d: %s", r.Code, r.Stderr)
+	}
+	full := time.Since(t0)
+	whole, err := os.ReadFile(out)
+	if err != nil || len(whole) < 1<<20 {
+		return fmt.Errorf("reference export: %d bytes (%v), want a large one", len(whole), err)
+	}
+	previous := []byte("{\"kind\":\"previous export\"}\n")
+	// Writing has begun once FILE changed or a file appeared beside it.
+	temps := filepath.Join(s.dir, ".crash-export-out.jsonl.*")
+	writing := func() bool {
+		fi, err := os.Stat(out)
+		m, _ := filepath.Glob(temps)
+		return err != nil || fi.Size() != int64(len(previous)) || len(m) > 0
+	}
+	rounds, midway := s.n(8, 40), 0
+	for i := range rounds {
+		if err := os.WriteFile(out, previous, 0o600); err != nil {
+			return err
+		}
+		m, _ := filepath.Glob(temps)
+		for _, t := range m {
+			os.Remove(t)
+		}
+		d := time.Duration(s.rng.Int64N(int64(full / 2)))
+		killed, err := s.killWhen(db, writing, d, export...)
+		if err != nil {
+			return err
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			return fmt.Errorf("round %d (killed %v, %v into writing): %w", i, killed, d, err)
+		}
+		switch {
+		case bytes.Equal(got, previous) && killed:
+			midway++
+		case bytes.Equal(got, previous):
+			return fmt.Errorf("round %d: the export finished and left the previous file", i)
+		case !bytes.Equal(got, whole):
+			return fmt.Errorf("round %d (killed %v, %v into writing): the file is %d bytes, neither the previous export (%d) nor the new one (%d)",
+				i, killed, d, len(got), len(previous), len(whole))
+		}
+	}
+	fmt.Printf("     %d of %d exports of %d bytes killed while writing left the previous file intact, the others completed (an export takes %v)\n",
+		midway, rounds, len(whole), full.Round(time.Millisecond))
 	return s.healthy(db)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
 )
@@ -36,9 +37,10 @@ func invalid(field, accepted, got string) error {
 	return usageErr(memory.Invalid(field, accepted, got))
 }
 
-// ExitCode maps an error to mem's exit codes: bad input, unknown ids and
-// files that cannot be used as a database are usage errors (2); anything
-// else is a run-time failure (1).
+// ExitCode maps an error to mem's exit codes: bad input, unknown ids,
+// files that cannot be used as a database and files mem refuses to read or
+// write (a link, FIFO or device, a place outside the project, a file too
+// large) are usage errors (2); anything else is a run-time failure (1).
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
@@ -47,7 +49,10 @@ func ExitCode(err error) int {
 		errors.Is(err, memory.ErrNotFound),
 		errors.Is(err, store.ErrNotDatabase),
 		errors.Is(err, store.ErrIsDirectory),
-		errors.Is(err, store.ErrNewerSchema):
+		errors.Is(err, store.ErrNewerSchema),
+		errors.Is(err, fsafe.ErrNotRegular),
+		errors.Is(err, fsafe.ErrOutside),
+		errors.Is(err, fsafe.ErrTooLarge):
 		return ExitUsage
 	}
 	var ex *exitError

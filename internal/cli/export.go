@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
@@ -25,7 +28,9 @@ func newExportCmd(app *App) *cobra.Command {
 		Short: "Write memory as JSON Lines (every project unless --project is given)",
 		Long: `Write sessions, observations, summaries and prompts in the JSON Lines interchange format,
 one record per line with a "kind". Without --project (or MEM_PROJECT) every project is exported.
---since takes ` + dateForms + `.`,
+--since takes ` + dateForms + `. With -o, the export is written beside FILE and renamed over it, so an
+interrupted export leaves the previous FILE whole; a new FILE is readable by its owner only. FILE may
+not be the database (or its -wal, -shm or -journal file) under any name, nor a link, FIFO or device.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runExport(cmd.Context(), app, o)
@@ -41,33 +46,81 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Output != "" {
+		if err := checkExportTarget(o.Output, app.cfg.String("db")); err != nil {
+			return err
+		}
+	}
 	db, err := app.Store(ctx)
 	if err != nil {
 		return err
 	}
-	var w io.Writer = app.Out
-	if o.Output != "" {
-		f, err := os.Create(o.Output)
-		if err != nil {
-			return invalid("--output", "a writable file", o.Output)
-		}
-		defer f.Close()
-		w = f
-	}
-	enc := interchange.NewEncoder(w)
 	n := 0
-	err = db.Export(ctx, store.ExportFilter{Project: app.cfg.String("project"), Since: since}, func(r memory.Record) error {
-		n++
-		return enc.Encode(r)
+	export := func(w io.Writer) error {
+		enc := interchange.NewEncoder(w)
+		err := db.Export(ctx, store.ExportFilter{Project: app.cfg.String("project"), Since: since}, func(r memory.Record) error {
+			n++
+			return enc.Encode(r)
+		})
+		if err != nil {
+			return fmt.Errorf("exporting: %w", err)
+		}
+		if err := enc.Flush(); err != nil {
+			return fmt.Errorf("writing export: %w", err)
+		}
+		return nil
+	}
+	if o.Output == "" {
+		return export(app.Out)
+	}
+	var exportErr error
+	err = fsafe.Write(o.Output, 0o600, func(w io.Writer) error {
+		exportErr = export(w)
+		return exportErr
 	})
-	if err != nil {
-		return fmt.Errorf("exporting: %w", err)
+	switch {
+	case exportErr != nil:
+		return exportErr
+	case errors.Is(err, fsafe.ErrNotRegular):
+		return usageErr(fmt.Errorf("--output: %w", err))
+	case err != nil:
+		return invalid("--output", "a writable file", o.Output+": "+rootCause(err))
 	}
-	if err := enc.Flush(); err != nil {
-		return fmt.Errorf("writing export: %w", err)
+	fmt.Fprintf(app.Err, "exported %d records to %s\n", n, o.Output)
+	return nil
+}
+
+// checkExportTarget refuses an output file that is the database or one of
+// the files SQLite keeps beside it, under any name (a link, a hard link, a
+// relative path), and one that is a link, FIFO, device or directory.
+func checkExportTarget(out, db string) error {
+	if _, err := fsafe.CheckTarget(out); err != nil {
+		return usageErr(fmt.Errorf("--output: %w", err))
 	}
-	if o.Output != "" {
-		fmt.Fprintf(app.Err, "exported %d records to %s\n", n, o.Output)
+	oi, oerr := os.Stat(out)
+	outPath := realPath(out)
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		same := outPath != "" && outPath == realPath(db+suffix)
+		if di, err := os.Stat(db + suffix); err == nil && oerr == nil && os.SameFile(oi, di) {
+			same = true
+		}
+		if same {
+			return invalid("--output", "a file that is not the database or its -wal, -shm or -journal file", out+" is "+db+suffix)
+		}
 	}
 	return nil
+}
+
+// realPath is p made absolute with the links in its folder resolved, or ""
+// when that folder cannot be resolved.
+func realPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, filepath.Base(abs))
 }

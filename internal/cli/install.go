@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,12 +26,14 @@ func newInstallCmd(app *App, remove bool) *cobra.Command {
 mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
 Settings files: claude ~/.claude/settings.json (project: .claude/settings.json), codex
 ~/.codex/hooks.json (.codex/hooks.json), gemini ~/.gemini/settings.json (.gemini/settings.json),
-opencode ~/.config/opencode/plugins/mem.js (.opencode/plugins/mem.js).`
+opencode ~/.config/opencode/plugins/mem.js (.opencode/plugins/mem.js). A settings file or backup
+that is a link, FIFO or device, or a project folder that leads out of the project, is refused and
+nothing is written.`
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
 		long = `Remove mem's hook entries (and the groups and events they leave empty) from the agent's
 settings file, or mem's OpenCode plugin. Everything else in the file stays; the previous file is kept
-as <file>.mem.bak.`
+as <file>.mem.bak. Links, FIFOs and devices are refused as by install.`
 	}
 	cmd := &cobra.Command{
 		Use:       use + " claude|codex|gemini|opencode",
@@ -57,7 +58,7 @@ as <file>.mem.bak.`
 }
 
 func runInstall(app *App, o installOptions, remove bool) error {
-	path, before, err := installTarget(app, o.Agent, o.Scope, install.Path)
+	path, root, before, err := installTarget(app, o.Agent, o.Scope, install.Path)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	backup, err := applyPlan(plan, o.DryRun)
+	backup, err := applyPlan(plan, root, o.DryRun)
 	if err != nil {
 		return err
 	}
@@ -84,27 +85,26 @@ func runInstall(app *App, o installOptions, remove bool) error {
 }
 
 // installTarget checks an agent and a scope, and finds and reads the file
-// pathOf names for them (nil content when it does not exist yet).
-func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (string, []byte, error) {
+// pathOf names for them (nil content when it does not exist yet). It also
+// returns the project root the file must stay in ("" for user scope).
+func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (path, root string, before []byte, err error) {
 	if !slices.Contains(install.Agents, agent) {
-		return "", nil, invalid("agent", "one of "+strings.Join(install.Agents, ", "), agent)
+		return "", "", nil, invalid("agent", "one of "+strings.Join(install.Agents, ", "), agent)
 	}
 	if scope != install.ScopeUser && scope != install.ScopeProject {
-		return "", nil, invalid("--scope", "user or project", scope)
+		return "", "", nil, invalid("--scope", "user or project", scope)
 	}
 	places, err := installPlaces(app, scope)
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
-	path, err := pathOf(agent, scope, places)
-	if err != nil {
-		return "", nil, usageErr(err)
+	if path, err = pathOf(agent, scope, places); err != nil {
+		return "", "", nil, usageErr(err)
 	}
-	before, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", nil, fmt.Errorf("reading %s: %w", path, err)
+	if before, err = install.Read(path, places.Root); err != nil {
+		return "", "", nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return path, before, nil
+	return path, places.Root, before, nil
 }
 
 // memBinary is the mem command to write into an agent's files: the given
@@ -144,45 +144,11 @@ func installPlaces(app *App, scope string) (install.Places, error) {
 
 // applyPlan writes a plan that changes its file, unless this is a dry run,
 // and returns where the previous file was kept ("" for none).
-func applyPlan(p install.Plan, dryRun bool) (backup string, err error) {
+func applyPlan(p install.Plan, root string, dryRun bool) (backup string, err error) {
 	if dryRun || !p.Changed {
 		return "", nil
 	}
-	return apply(p)
-}
-
-// apply writes a plan: the previous file goes to <file>.mem.bak, the new one
-// is written beside it and renamed into place.
-func apply(p install.Plan) (backup string, err error) {
-	if p.Before != nil {
-		backup = p.Path + ".mem.bak"
-		if err := os.WriteFile(backup, p.Before, 0o600); err != nil {
-			return "", fmt.Errorf("backing up %s: %w", p.Path, err)
-		}
-	}
-	if p.After == nil {
-		if err := os.Remove(p.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return backup, fmt.Errorf("removing %s: %w", p.Path, err)
-		}
-		return backup, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(p.Path), 0o755); err != nil {
-		return backup, fmt.Errorf("creating %s: %w", filepath.Dir(p.Path), err)
-	}
-	// Keep the file's permissions: agent files can hold credentials.
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(p.Path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp := p.Path + ".mem.tmp"
-	if err := os.WriteFile(tmp, p.After, mode); err != nil {
-		return backup, fmt.Errorf("writing %s: %w", p.Path, err)
-	}
-	if err := os.Rename(tmp, p.Path); err != nil {
-		os.Remove(tmp)
-		return backup, fmt.Errorf("writing %s: %w", p.Path, err)
-	}
-	return backup, nil
+	return install.Apply(p, root)
 }
 
 func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup string) error {

@@ -26,7 +26,8 @@ func newInstallMCPCmd(app *App) *cobra.Command {
 (.gemini/settings.json), opencode ~/.config/opencode/opencode.json (opencode.json). Everything else
 in the file stays; an entry named mem is replaced; running it again changes nothing. The previous file
 is kept as <file>.mem.bak. The command is this binary's absolute path unless --command says
-otherwise, and a database set with --db or MEM_DB is passed on.`,
+otherwise, and a database set with --db or MEM_DB is passed on. A file or backup that is a link, FIFO
+or device, or a project folder that leads out of the project, is refused and nothing is written.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: install.Agents,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,7 +67,7 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if o.Agent == "claude-code" {
 		o.Agent = "claude"
 	}
-	path, before, err := installTarget(app, o.Agent, o.Scope, install.MCPPath)
+	path, root, before, err := installTarget(app, o.Agent, o.Scope, install.MCPPath)
 	if err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	backup, err := applyPlan(plan, o.DryRun)
+	backup, err := applyPlan(plan, root, o.DryRun)
 	if err != nil {
 		return err
 	}

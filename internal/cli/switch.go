@@ -18,7 +18,7 @@ func newSwitchCmd(app *App, on bool) *cobra.Command {
 	return &cobra.Command{
 		Use:       verb + " [inject|capture]",
 		Short:     what + " (the .mem file at the project root)",
-		Long:      what + ". The choice is kept in .mem at the project root (commit it to share it); with inject or capture, only that part changes. `mem config show` says what applies and why.",
+		Long:      what + ". The choice is kept in .mem at the project root (commit it to share it); with inject or capture, only that part changes. `mem config show` says what applies and why. A .mem that is a link, FIFO or device is refused.",
 		Args:      cobra.MaximumNArgs(1),
 		ValidArgs: []string{"inject", "capture"},
 		RunE: func(cmd *cobra.Command, args []string) error {

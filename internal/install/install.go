@@ -1,7 +1,8 @@
 // Package install merges mem's hook entries into an agent's own settings
-// file, and takes exactly those entries out again. It works on bytes: the
-// command line reads and writes the files (with a backup), so a dry run is
-// the same computation without the write.
+// file, and takes exactly those entries out again. Install, Uninstall and
+// their MCP forms work on bytes, so a dry run is the same computation
+// without the write; Read and Apply read and write the files (with a
+// backup) without following links out of place.
 package install
 
 import (
@@ -186,7 +187,10 @@ func Install(agent, path string, before []byte, bin string) (Plan, error) {
 			group.set("matcher", ev.matcher)
 		}
 		group.set("hooks", []any{entry})
-		groups, _ := hooks.vals[ev.name].([]any)
+		groups, ok := hooks.vals[ev.name].([]any)
+		if v, had := hooks.vals[ev.name]; had && !ok {
+			return p, fmt.Errorf("%s: \"hooks\".%q is %s, want an array of hook groups ([{\"matcher\": ..., \"hooks\": [...]}]): fix it first; nothing was changed", path, ev.name, jsonKind(v))
+		}
 		hooks.set(ev.name, append(groups, group))
 	}
 	p.After = encode(doc)
@@ -252,6 +256,23 @@ func normalize(b []byte) []byte {
 		return b
 	}
 	return encode(doc)
+}
+
+// jsonKind names the JSON type of a parsed value, for error messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case *object:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "null"
 }
 
 // asObject returns doc[key] as an object, creating it when absent.

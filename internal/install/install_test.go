@@ -102,3 +102,41 @@ func TestOtherToolsStay(t *testing.T) {
 		}
 	}
 }
+
+// TestWrongTypedEventsAreRefused: an event mem adds to that is not an array
+// of hook groups is refused, naming it, instead of being replaced.
+func TestWrongTypedEventsAreRefused(t *testing.T) {
+	for _, tc := range []struct{ agent, doc, want string }{
+		{"claude", `{"hooks":{"PostToolUse":"x"}}`, `"hooks"."PostToolUse" is a string, want an array of hook groups`},
+		{"claude", `{"hooks":{"Stop":null}}`, `"hooks"."Stop" is null`},
+		{"gemini", `{"hooks":{"AfterTool":{"matcher":"write_file"}}}`, `"hooks"."AfterTool" is an object`},
+		{"codex", `{"hooks":{"SessionStart":3}}`, `"hooks"."SessionStart" is a number`},
+	} {
+		_, err := Install(tc.agent, "s.json", []byte(tc.doc), "/bin/mem")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "nothing was changed") {
+			t.Errorf("%s %s: err = %v, want %q", tc.agent, tc.doc, err, tc.want)
+		}
+	}
+}
+
+// TestNestingIsBounded: parsing is refused past MaxDepth, at once, and
+// accepted up to it.
+func TestNestingIsBounded(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(`{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+	}
+	if _, err := parseObject(nest(MaxDepth - 1)); err != nil {
+		t.Errorf("depth %d: %v", MaxDepth, err)
+	}
+	for _, n := range []int{MaxDepth, 100_000} {
+		if _, err := parseObject(nest(n)); err == nil || !strings.Contains(err.Error(), "nested more than 512 deep") {
+			t.Errorf("depth %d: err = %v", n+1, err)
+		}
+	}
+	// Wide files nested within the limit still cannot make the indented
+	// form grow past its bound.
+	wide := `{"a":[` + strings.Repeat(strings.Repeat("[", 500)+strings.Repeat("]", 500)+",", 200) + `0]}`
+	if _, err := parseObject([]byte(wide)); err == nil || !strings.Contains(err.Error(), "too deeply to write back") {
+		t.Errorf("wide and deep: err = %v", err)
+	}
+}

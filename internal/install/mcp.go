@@ -131,34 +131,58 @@ func normalizeValue(v any) any {
 	return doc
 }
 
-// TOML table headers: [table] or [[array]], with an optional comment.
+// TOML table headers ([table] or [[array]], with an optional comment), and
+// the ways a file can name mcp_servers and mem in them and in keys.
 var (
 	tomlHeader    = regexp.MustCompile(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
-	tomlMemHeader = regexp.MustCompile(`^mcp_servers\s*\.\s*("mem"|'mem'|mem)(\s*\..*)?$`)
-	tomlDottedMem = regexp.MustCompile(`^\s*mcp_servers\s*\.\s*("mem"|'mem'|mem)\s*[.=]`)
-	tomlMemKey    = regexp.MustCompile(`^\s*("mem"|'mem'|mem)\s*[.=]`)
+	tomlServers   = `("mcp_servers"|'mcp_servers'|mcp_servers)`
+	tomlMem       = `("mem"|'mem'|mem)`
+	tomlMemHeader = regexp.MustCompile(`^` + tomlServers + `\s*\.\s*` + tomlMem + `(\s*\..*)?$`)
+	tomlDottedMem = regexp.MustCompile(`^\s*` + tomlServers + `\s*\.\s*` + tomlMem + `\s*[.=]`)
+	tomlMemKey    = regexp.MustCompile(`^\s*` + tomlMem + `\s*[.=]`)
+	tomlInline    = regexp.MustCompile(`^\s*` + tomlServers + `\s*=`)
+	tomlServersH  = regexp.MustCompile(`^` + tomlServers + `$`)
+	tomlInlineMem = regexp.MustCompile(`[{,]\s*` + tomlMem + `\s*[.=]`)
 )
 
 // editCodexMCP adds, replaces or removes the [mcp_servers.mem] table (and
 // its subtables) of a Codex config.toml. TOML is edited as lines, so every
-// other line, comments included, stays as it was.
+// other line, comments included, stays as it was; only lines that begin
+// outside a value (a multi-line string or array) can be headers or keys.
+// mem defined with a dotted or inline key, or mcp_servers written as an
+// inline table (which no [mcp_servers.mem] table may extend), are left to
+// the user: rewriting those lines would reformat the user's own.
 func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
 	lines := strings.SplitAfter(string(old), "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
+	top := tomlTopLines(lines)
 	var kept, section []string
 	at := -1 // where mem's table was, in kept
 	inMem, current := false, ""
-	for _, l := range lines {
-		if m := tomlHeader.FindStringSubmatch(l); m != nil {
+	for i, l := range lines {
+		// A line that begins inside a value (a multi-line string or array)
+		// is part of that value, whatever it looks like.
+		if m := tomlHeader.FindStringSubmatch(l); top[i] && m != nil {
 			current = m[1]
 			inMem = tomlMemHeader.MatchString(current)
 			if inMem && at < 0 {
 				at = len(kept)
 			}
-		} else if !inMem && ((current == "" && tomlDottedMem.MatchString(l)) || (current == "mcp_servers" && tomlMemKey.MatchString(l))) {
+		} else if top[i] && !inMem && ((current == "" && tomlDottedMem.MatchString(l)) || (tomlServersH.MatchString(current) && tomlMemKey.MatchString(l))) {
 			return nil, errors.New("mem is defined with a dotted or inline key: edit it by hand, see the README")
+		} else if top[i] && current == "" && tomlInline.MatchString(l) {
+			value := l
+			for j := i + 1; j < len(lines) && !top[j]; j++ {
+				value += lines[j]
+			}
+			if tomlInlineMem.MatchString(value) {
+				return nil, errors.New("mem is defined inline in mcp_servers = {...}: edit it by hand, see the README")
+			}
+			if !remove {
+				return nil, errors.New("mcp_servers is an inline table (mcp_servers = {...}), which a [mcp_servers.mem] table cannot extend: add mem to it by hand, see the README")
+			}
 		}
 		if inMem {
 			section = append(section, l)
@@ -200,6 +224,61 @@ func codexMCPTable(bin string, args []string) string {
 		quoted[i] = tomlString(a)
 	}
 	return "[mcp_servers." + MCPName + "]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n"
+}
+
+// tomlTopLines reports, for each line of a TOML document, whether it
+// begins outside every value: not inside a multi-line string (three double
+// or single quotes) nor inside an array or inline table spread over lines.
+// Only such lines can hold a table header or start a key.
+func tomlTopLines(lines []string) []bool {
+	top := make([]bool, len(lines))
+	var quote string // the open multi-line string's delimiter
+	depth := 0       // open [ and { of a value
+	for i, l := range lines {
+		top[i] = quote == "" && depth == 0
+		if top[i] && strings.HasPrefix(strings.TrimSpace(l), "[") {
+			continue // a table header: its brackets open no value
+		}
+		for j := 0; j < len(l); j++ {
+			c := l[j]
+			if quote != "" {
+				switch {
+				case c == '\\' && quote == `"""`:
+					j++
+				case strings.HasPrefix(l[j:], quote):
+					// Up to two more quotes belong to the string.
+					j += len(quote) - 1
+					for k := 0; k < 2 && j+1 < len(l) && l[j+1] == quote[0]; k++ {
+						j++
+					}
+					quote = ""
+				}
+				continue
+			}
+			switch c {
+			case '#':
+				j = len(l)
+			case '"', '\'':
+				if d := strings.Repeat(string(c), 3); strings.HasPrefix(l[j:], d) {
+					quote, j = d, j+2
+					continue
+				}
+				// A one-line string ends on its line.
+				for j++; j < len(l) && l[j] != c && l[j] != '\n'; j++ {
+					if c == '"' && l[j] == '\\' {
+						j++
+					}
+				}
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth > 0 {
+					depth--
+				}
+			}
+		}
+	}
+	return top
 }
 
 // tomlString quotes s as a TOML basic string.

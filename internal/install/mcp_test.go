@@ -45,10 +45,62 @@ func TestMCPRefusesWhatItCannotEdit(t *testing.T) {
 		{"claude", `{"mcpServers": []}`, `"mcpServers" is not an object`},
 		{"codex", "mcp_servers.mem = { command = \"mem\" }\n", "dotted or inline key"},
 		{"codex", "[mcp_servers]\nmem = { command = \"mem\" }\n", "dotted or inline key"},
+		{"codex", "[\"mcp_servers\"]\n'mem'.command = \"mem\"\n", "dotted or inline key"},
+		{"codex", "mcp_servers = { mem = { command = \"mem\" } }\n", "mem is defined inline in mcp_servers"},
+		{"codex", "mcp_servers = {\n  gh = { command = \"gh\" },\n  \"mem\" = { command = \"mem\" },\n}\n", "mem is defined inline in mcp_servers"},
+		{"codex", "\"mcp_servers\" = { gh = { command = \"gh\" } }\n", "mcp_servers is an inline table"},
 		{"cursor", "{}", "want one of"},
 	} {
 		if _, err := InstallMCP(tc.agent, "f", []byte(tc.before), "mem", []string{"mcp"}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %q: got %v, want an error containing %q", tc.agent, tc.before, err, tc.want)
+		}
+	}
+}
+
+// TestCodexInlineTableWithoutMem: uninstall from a config whose mcp_servers
+// is an inline table without mem has nothing to remove.
+func TestCodexInlineTableWithoutMem(t *testing.T) {
+	before := "mcp_servers = { gh = { command = \"gh\" } }\n"
+	p, err := UninstallMCP("codex", "f", []byte(before))
+	if err != nil || p.Changed {
+		t.Errorf("changed %v, err %v", p.Changed, err)
+	}
+}
+
+// TestCodexValuesSpanningLines: lines inside a multi-line string or array
+// are never taken for table headers or keys, whatever they look like.
+func TestCodexValuesSpanningLines(t *testing.T) {
+	table := "[mcp_servers.mem]\ncommand = \"/bin/mem\"\nargs = [\"mcp\"]\n"
+	for _, before := range []string{
+		"doc = \"\"\"\n[mcp_servers.mem]\ncommand = \"evil\"\n\"\"\"\n",
+		"doc = '''\n[mcp_servers.mem]\nmem = 1\n'''\n",
+		"doc = \"\"\"a \\\"\"\" still open\n[mcp_servers.mem]\n\"\"\"\"\n",
+		"doc = \"\"\"\nends with quotes\"\"\"\"\"\nx = 1\n",
+		"mcp_servers.gh.args = [\n  \"\"\"\n[mcp_servers.mem]\"\"\",\n  [1, 2],\n]\n",
+		"[other]\nlist = [\n[mcp_servers.mem],\n]\n",
+		"s = \"# [mcp_servers.mem]\" # \"\"\" not a string\n",
+	} {
+		p, err := InstallMCP("codex", "f", []byte(before), "/bin/mem", []string{"mcp"})
+		if err != nil || string(p.After) != before+"\n"+table {
+			t.Errorf("install into %q: %v\n%s", before, err, p.After)
+			continue
+		}
+		u, err := UninstallMCP("codex", "f", p.After)
+		if err != nil || string(u.After) != before {
+			t.Errorf("uninstall from %q: %v\n%s", p.After, err, u.After)
+		}
+	}
+}
+
+func TestTomlTopLines(t *testing.T) {
+	doc := "a = 1\nb = \"\"\"\nin\n\"\"\"\nc = [\n1,\n]\n[t]\nd = '''x'''\ne = { f = 1 }\n"
+	lines := strings.SplitAfter(doc, "\n")
+	lines = lines[:len(lines)-1]
+	want := []bool{true, true, false, false, true, false, false, true, true, true}
+	got := tomlTopLines(lines)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d %q: top %v, want %v", i+1, lines[i], got[i], want[i])
 		}
 	}
 }

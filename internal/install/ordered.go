@@ -49,13 +49,13 @@ func parseObject(data []byte) (*object, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return newObject(), nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := readValue(dec)
+	p := &parser{dec: json.NewDecoder(bytes.NewReader(data)), maxIndent: maxIndent + 2*len(data)}
+	p.dec.UseNumber()
+	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if _, err := p.dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("more than one JSON value")
 	}
 	o, ok := v.(*object)
@@ -65,46 +65,74 @@ func parseObject(data []byte) (*object, error) {
 	return o, nil
 }
 
-func readValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
+// Limits on what parseObject accepts. Agents' settings nest a handful of
+// levels deep; a file nested thousands deep would take time and memory with
+// the square of its depth once written back indented (encode), so the depth
+// is bounded, and so is the indentation the file would be written with: to
+// maxIndent bytes plus twice the file's size, which real files (a few bytes
+// of indentation a line) stay well within.
+const (
+	MaxDepth  = 512
+	maxIndent = 16 << 20
+)
+
+// parser reads JSON values and counts the indentation encode will give them.
+type parser struct {
+	dec               *json.Decoder
+	indent, maxIndent int
+}
+
+// value reads one value nested depth levels deep.
+func (p *parser) value(depth int) (any, error) {
+	tok, err := p.dec.Token()
 	if err != nil {
 		return nil, err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := newObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := readValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.set(k, v)
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			a := []any{}
-			for dec.More() {
-				v, err := readValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token()
-			return a, err
-		}
-		return nil, fmt.Errorf("unexpected %v", t)
-	default:
-		return t, nil
+	delim, isDelim := tok.(json.Delim)
+	if isDelim && depth >= MaxDepth {
+		return nil, fmt.Errorf("objects and arrays are nested more than %d deep", MaxDepth)
 	}
+	// Each value starts a line indented by two spaces a level, and a
+	// container ends with a line as deep.
+	if p.indent += 2 * depth; isDelim {
+		p.indent += 2 * depth
+	}
+	if p.indent > p.maxIndent {
+		return nil, fmt.Errorf("objects and arrays are nested too deeply to write back (more than %d MiB of indentation)", p.maxIndent>>20)
+	}
+	if !isDelim {
+		return tok, nil
+	}
+	switch delim {
+	case '{':
+		o := newObject()
+		for p.dec.More() {
+			kt, err := p.dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kt.(string)
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			o.set(k, v)
+		}
+		_, err := p.dec.Token()
+		return o, err
+	case '[':
+		a := []any{}
+		for p.dec.More() {
+			v, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err := p.dec.Token()
+		return a, err
+	}
+	return nil, fmt.Errorf("unexpected %v", delim)
 }
 
 // encode writes v as JSON indented by two spaces, ending with a newline.

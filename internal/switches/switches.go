@@ -7,12 +7,15 @@ package switches
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/memhq/mem/internal/fsafe"
 )
 
 // FileName is the per-project switch file kept at the project root.
@@ -112,16 +115,24 @@ type File struct {
 	InjectLine, CaptureLine string // the lines that turned them off
 }
 
+// maxFileSize bounds a .mem file: it holds a few lines.
+const maxFileSize = 64 << 10
+
 // ReadFile reads root/.mem. Its lines are `inject = false`, `capture = false`,
 // `enabled = false` (both), or the single word `off` (both); # starts a comment.
+// A .mem that is a FIFO or device, or a link leading out of root, is refused
+// without being opened or read.
 func ReadFile(root string) (File, error) {
 	f := File{Path: filepath.Join(root, FileName), Inject: true, Capture: true}
-	fh, err := os.Open(f.Path)
+	// Most projects have no .mem: one Lstat answers that on the hook path.
+	if _, err := os.Lstat(f.Path); err != nil {
+		return f, err
+	}
+	b, err := fsafe.ReadFileIn(root, FileName, maxFileSize)
 	if err != nil {
 		return f, err
 	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	n := 0
 	for sc.Scan() {
 		n++
@@ -160,11 +171,15 @@ func ReadFile(root string) (File, error) {
 }
 
 // WriteFile records a project's switches in root/.mem, keeping the file's
-// comments; a file left with nothing to say is removed.
+// comments; a file left with nothing to say is removed. A .mem that is a
+// link, FIFO, device or directory is refused, never written through.
 func WriteFile(root string, inject, capture bool) (string, error) {
 	path := filepath.Join(root, FileName)
+	if _, err := fsafe.CheckTarget(path); err != nil {
+		return path, err
+	}
 	var keep []string
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := fsafe.ReadFile(path, maxFileSize); err == nil {
 		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 			t := strings.TrimSpace(l)
 			if t == "" || strings.HasPrefix(t, "#") {
@@ -181,12 +196,12 @@ func WriteFile(root string, inject, capture bool) (string, error) {
 		keep = append(keep, "capture = false")
 	}
 	if strings.TrimSpace(strings.Join(keep, "")) == "" {
-		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := fsafe.Remove(path); err != nil {
 			return path, fmt.Errorf("removing %s: %w", path, err)
 		}
 		return path, nil
 	}
-	if err := os.WriteFile(path, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+	if err := fsafe.WriteFile(path, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
 		return path, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return path, nil
