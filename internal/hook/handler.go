@@ -14,6 +14,7 @@ import (
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // Recall modes.
@@ -71,6 +72,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
+	// An id with control characters is kept escaped (ESC as \x1b): the
+	// session's events still meet under one id, which prints as it is.
+	ev.SessionID, ev.ParentID = termsafe.Line(ev.SessionID), termsafe.Line(ev.ParentID)
 	if err := memory.ValidateSessionID("session_id", ev.SessionID); err != nil {
 		return Reply{}, err
 	}
