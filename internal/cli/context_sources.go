@@ -245,8 +245,9 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 		}
 		return nil
 	}
+	w := app.text()
 	for _, r := range rep.Registered {
-		fmt.Fprintln(app.Out, "registered "+r)
+		fmt.Fprintln(w, "registered "+r)
 	}
 	return nil
 }
