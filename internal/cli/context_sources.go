@@ -78,13 +78,14 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 
 // promptContext runs a prompt's sources for a session and returns what the
 // session gets at this turn (the consumed and persistent entries as one XML
-// block, at most maxChars long; "" for nothing).
+// block, at most maxChars long; "" for nothing). The prompt must have passed
+// the privacy filter.
 func promptContext(ctx context.Context, cfg *config.Config, now func() time.Time, db *store.DB, s triggers.Session, prompt string, maxChars int) (string, triggers.Report, error) {
 	eng, err := contextEngine(cfg, now, db)
 	if err != nil {
 		return "", triggers.Report{}, err
 	}
-	rep, err := eng.OnPrompt(ctx, s, privacy.Filter(prompt))
+	rep, err := eng.OnPrompt(ctx, s, prompt)
 	if err != nil {
 		return "", rep, err
 	}
@@ -174,7 +175,7 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 	if err != nil {
 		return err
 	}
-	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, o.Text, app.Config().Int("inject.max_chars"))
+	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, privacy.Filter(o.Text), app.Config().Int("inject.max_chars"))
 	if err != nil {
 		return err
 	}
