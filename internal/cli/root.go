@@ -90,7 +90,11 @@ func NewRootCmd(app *App) *cobra.Command {
 		Use:   "mem",
 		Short: "Persistent memory for AI coding agents",
 		Long: `mem keeps what happened in past agent sessions of a project (observations and one
-summary per session) in one SQLite file, and gives the right slice of it back to the agent.`,
+summary per session) in one SQLite file, and gives the right slice of it back to the agent.
+
+Stored text comes from tools, files and editor events: commands printing it for a person show its
+control characters (escape sequences, U+2028, bidirectional overrides) as visible escapes such as
+\x1b; --json prints JSON. Ids (session ids, --project, uuids) with control characters are refused.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
