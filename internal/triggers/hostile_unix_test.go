@@ -15,8 +15,9 @@ import (
 // fakeToken is a GitHub token of the documented shape (ghp_ and 36 more).
 const fakeToken = "ghp_" + "Zx9aB7cD5eF3gH1iJ0kL2mN4oP6qR8sT0uV2"
 
-// TestContextFilesInAHostileRepository: context files that are links out of
-// the project bring nothing, a FIFO is skipped without blocking, and the
+// TestContextFilesInAHostileRepository: context files and rule folders that
+// are links out of the project bring nothing, FIFOs (an AGENTS.md, a rule)
+// are skipped without blocking, links that stay inside are read, and the
 // secrets of files inside are redacted before they are registered.
 func TestContextFilesInAHostileRepository(t *testing.T) {
 	ctx := context.Background()
@@ -51,6 +52,10 @@ func TestContextFilesInAHostileRepository(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(f.root, "fifo", "AGENTS.md"), 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
+	f.write(t, ".cursor/rules/inside.mdc", "---\nalwaysApply: true\n---\nA rule from inside.")
+	if err := syscall.Mkfifo(filepath.Join(f.root, ".cursor", "rules", "fifo.mdc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	done := make(chan error, 1)
 	go func() {
@@ -71,7 +76,7 @@ func TestContextFilesInAHostileRepository(t *testing.T) {
 		t.Fatal("blocked on a context file")
 	}
 
-	want := "directory-agents:sub/AGENTS.md@normal directory-agents:inner/AGENTS.md@normal " +
+	want := "rules-injector:.cursor/rules/inside.mdc@high directory-agents:sub/AGENTS.md@normal directory-agents:inner/AGENTS.md@normal " +
 		"directory-readme:README.md@low directory-readme:fifo/README.md@low"
 	if got := f.pending(t); got != want {
 		t.Errorf("registered:\n got %s\nwant %s", got, want)
@@ -89,7 +94,7 @@ func TestContextFilesInAHostileRepository(t *testing.T) {
 			t.Errorf("%q registered:\n%s", bad, all.String())
 		}
 	}
-	for _, good := range []string{"The shop API.", "token: [REDACTED]", "password = [REDACTED]", "Run make.", "Shared guidance"} {
+	for _, good := range []string{"The shop API.", "token: [REDACTED]", "password = [REDACTED]", "Run make.", "Shared guidance", "A rule from inside."} {
 		if !strings.Contains(all.String(), good) {
 			t.Errorf("%q missing from:\n%s", good, all.String())
 		}
