@@ -32,7 +32,10 @@ type Identity struct {
 
 // Resolve returns the project of dir. A non-empty override wins. Git is read
 // from the files under .git rather than by running git, since hooks call this
-// on every event.
+// on every event. A key with control characters (a folder name, a remote URL
+// in a cloned repository's config, an override a hook was given) is kept
+// escaped (termsafe.Line), so the same place always gives the same printable
+// key; the command line refuses such an override before it gets here.
 func Resolve(dir, override string) (Identity, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -46,11 +49,8 @@ func Resolve(dir, override string) (Identity, error) {
 		if top, _, err := findGit(abs); err == nil {
 			root = top
 		}
-		return Identity{Key: o, Root: root, Source: SourceOverride}, nil
+		return Identity{Key: termsafe.Line(o), Root: root, Source: SourceOverride}, nil
 	}
-	// Keys found on disk (a folder name, a remote URL in a cloned
-	// repository's config) may hold control characters: they are kept
-	// escaped, so that the same place always gives the same printable key.
 	top, common, err := findGit(abs)
 	if err != nil {
 		return Identity{Key: termsafe.Line(abs), Root: abs, Source: SourceDirectory}, nil
