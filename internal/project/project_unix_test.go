@@ -55,6 +55,9 @@ func TestResolveInAHostileRepository(t *testing.T) {
 			t.Fatalf("Resolve(%q) blocked", tc.dir)
 		}
 	}
+	if id, _ := Resolve(remote, "p\u2028\x1b[2J"); id.Key != `p\u2028\x1b[2J` {
+		t.Errorf("override kept as %q", id.Key)
+	}
 	// A .git file that is a FIFO is refused, not waited on.
 	done := make(chan error, 1)
 	go func() {
