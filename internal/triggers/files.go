@@ -2,6 +2,7 @@ package triggers
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -18,7 +19,11 @@ const maxContextFile = 64 << 10
 // is read: a link out of the project, a FIFO or a device is refused
 // (fsafe.OpenIn) before a byte is read.
 func readContextFile(root, rel string) (string, error) {
-	f, err := fsafe.OpenIn(root, filepath.FromSlash(rel))
+	return readHead(fsafe.OpenIn(root, filepath.FromSlash(rel)))
+}
+
+// readHead reads the head of a file fsafe opened.
+func readHead(f *os.File, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}

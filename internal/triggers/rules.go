@@ -81,7 +81,15 @@ func LoadRules(root string) []Rule {
 				return nil
 			}
 			rel = filepath.ToSlash(rel)
-			text, err := readContextFile(realRoot, rel)
+			// The walk goes through real folders inside the root only, so a
+			// file that is no link is inside (opening it costs no resolving);
+			// a link is read only when its target is inside too.
+			var text string
+			if d.Type().IsRegular() {
+				text, err = readHead(fsafe.Open(p))
+			} else {
+				text, err = readContextFile(realRoot, rel)
+			}
 			if err != nil {
 				return nil
 			}
