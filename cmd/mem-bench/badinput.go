@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // badCase is one bad input and the exit code mem must give it.
@@ -60,6 +61,8 @@ func (s *stress) badInput() error {
 		{what: "narrative over 64 KiB", args: []string{"observe", "--session", "s1", "--type", "note", "--title", "t", "--narrative", strings.Repeat("n", 65<<10)}},
 		{what: "missing --session", args: []string{"observe", "--type", "note", "--title", "t"}},
 		{what: "session id with a newline", args: []string{"observe", "--session", "a\nb", "--type", "note", "--title", "t"}},
+		{what: "session id with an escape sequence (OSC 52)", args: []string{"observe", "--session", "a\x1b]52;c;eA==\a", "--type", "note", "--title", "t"}},
+		{what: "project key with a line separator", args: []string{"--project", "p\u2028q", "observe", "--session", "s1", "--type", "note", "--title", "t"}},
 		{what: "malformed JSON on --input", args: []string{"observe", "--session", "s1", "--input", "-"}, stdin: `{"type": "note", "title": `},
 		{what: "unknown field in --input JSON", args: []string{"observe", "--session", "s1", "--input", "-"}, stdin: `{"type":"note","title":"t","colour":"red"}`},
 		{what: "two JSON objects on --input", args: []string{"observe", "--session", "s1", "--input", "-"}, stdin: `{"type":"note","title":"a"} {"type":"note","title":"b"}`},
@@ -203,7 +206,7 @@ func shortArgs(args []string) string {
 			a = filepath.Base(a)
 		case len(a) > 40:
 			a = fmt.Sprintf("<%d chars>", len(a))
-		case strings.ContainsAny(a, " \n"):
+		case strings.ContainsAny(a, " \n") || termsafe.HasControl(a):
 			a = fmt.Sprintf("%q", a)
 		}
 		out[i] = a

@@ -35,15 +35,16 @@ key = value lines under [section] headers, for example
 			if app.JSON {
 				return printJSON(app.Out, map[string]any{"file": app.cfg.File, "settings": settings, "project": id, "switches": sw})
 			}
-			fmt.Fprintf(app.Out, "config file: %s\n", app.cfg.File)
-			fmt.Fprintf(app.Out, "project: %s (%s, root %s)\n", id.Key, id.Source, id.Root)
+			w := app.text()
+			fmt.Fprintf(w, "config file: %s\n", app.cfg.File)
+			fmt.Fprintf(w, "project: %s (%s, root %s)\n", id.Key, id.Source, id.Root)
 			writeSwitches(app, sw)
 			for _, s := range settings {
 				src := s.Source
 				if s.Detail != "" {
 					src += " " + s.Detail
 				}
-				fmt.Fprintf(app.Out, "%-26s = %-40q  # %s\n", s.Key, s.Value, src)
+				fmt.Fprintf(w, "%-26s = %-40q  # %s\n", s.Key, s.Value, src)
 			}
 			return nil
 		},

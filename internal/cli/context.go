@@ -131,7 +131,7 @@ func runContextAdd(ctx context.Context, app *App, o contextAddOptions) error {
 		return printJSON(app.Out, map[string]any{"registered": true, "source": e.Source, "id": e.EntryID,
 			"priority": collector.PriorityName(p), "persistent": e.Persistent})
 	}
-	fmt.Fprintf(app.Out, "registered %s:%s for session %s\n", e.Source, e.EntryID, e.SessionID)
+	fmt.Fprintf(app.text(), "registered %s:%s for session %s\n", e.Source, e.EntryID, e.SessionID)
 	return nil
 }
 
@@ -201,12 +201,13 @@ func runContextPending(ctx context.Context, app *App, o contextSessionOptions) e
 		fmt.Fprintln(app.Out, "no pending context")
 		return nil
 	}
+	w := app.text()
 	for _, e := range es {
 		flag := ""
 		if e.Persistent {
 			flag = " persistent"
 		}
-		fmt.Fprintf(app.Out, "%s:%s  %s%s  %s  %d tokens\n", e.Source, e.EntryID, collector.PriorityName(e.Priority),
+		fmt.Fprintf(w, "%s:%s  %s%s  %s  %d tokens\n", e.Source, e.EntryID, collector.PriorityName(e.Priority),
 			flag, stamp(e.CreatedAt), tokens.Estimate(e.Content))
 	}
 	return nil
@@ -273,6 +274,6 @@ func printEntries(app *App, es []memory.PendingEntry, format string) error {
 		_, err := fmt.Fprintln(app.Out, collector.Render(es))
 		return err
 	}
-	_, err := fmt.Fprintln(app.Out, collector.Merge(es))
+	_, err := fmt.Fprintln(app.text(), collector.Merge(es))
 	return err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -43,9 +44,13 @@ func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*tri
 	return &triggers.Engine{Pending: db, Files: db, Search: db, Config: c, Now: now}, nil
 }
 
+// maxKeywordFile bounds a keyword file.
+const maxKeywordFile = 64 << 10
+
 // keywordPairs reads context.keywords: keyword=file entries, the file's
 // text being what a prompt with the keyword gets. Relative files are in the
-// config folder.
+// config folder. The files are the user's choice, so links are followed,
+// but a FIFO or device is refused rather than waited on.
 func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 	var out []triggers.Keyword
 	for _, item := range list {
@@ -62,9 +67,9 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		b, err := os.ReadFile(file)
+		b, err := fsafe.ReadFile(file, maxKeywordFile)
 		if err != nil {
-			return nil, invalid("context.keywords", "keyword=file entries naming readable files", item)
+			return nil, invalid("context.keywords", "keyword=file entries naming readable regular files of at most 64 KiB", item)
 		}
 		out = append(out, triggers.Keyword{Word: word, Text: string(b)})
 	}
@@ -73,13 +78,14 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 
 // promptContext runs a prompt's sources for a session and returns what the
 // session gets at this turn (the consumed and persistent entries as one XML
-// block, at most maxChars long; "" for nothing).
+// block, at most maxChars long; "" for nothing). The prompt must have passed
+// the privacy filter.
 func promptContext(ctx context.Context, cfg *config.Config, now func() time.Time, db *store.DB, s triggers.Session, prompt string, maxChars int) (string, triggers.Report, error) {
 	eng, err := contextEngine(cfg, now, db)
 	if err != nil {
 		return "", triggers.Report{}, err
 	}
-	rep, err := eng.OnPrompt(ctx, s, privacy.Filter(prompt))
+	rep, err := eng.OnPrompt(ctx, s, prompt)
 	if err != nil {
 		return "", rep, err
 	}
@@ -169,7 +175,7 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 	if err != nil {
 		return err
 	}
-	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, o.Text, app.Config().Int("inject.max_chars"))
+	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, privacy.Filter(o.Text), app.Config().Int("inject.max_chars"))
 	if err != nil {
 		return err
 	}
@@ -196,7 +202,9 @@ func newContextTouchCmd(app *App) *cobra.Command {
 		Long: `Runs what a tool hook runs for files the agent read (or, with --edit, changed): what memory
 knows about each file (high priority when edited), the AGENTS.md and README.md of its directories up
 to the project root the first time the session touches them, and the rule files whose globs match
-it, once per session. With --deliver the session's pending context is consumed and printed at once.`,
+it, once per session. Only files whose real path is inside the project are read (a link out of it,
+a FIFO or a device is skipped), and their text passes the privacy filter before it is registered.
+With --deliver the session's pending context is consumed and printed at once.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runContextTouch(cmd.Context(), app, o, args)
@@ -245,8 +253,9 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 		}
 		return nil
 	}
+	w := app.text()
 	for _, r := range rep.Registered {
-		fmt.Fprintln(app.Out, "registered "+r)
+		fmt.Fprintln(w, "registered "+r)
 	}
 	return nil
 }

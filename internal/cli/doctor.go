@@ -35,7 +35,7 @@ func newDoctorCmd(app *App) *cobra.Command {
 					if !c.OK {
 						mark = "FAIL"
 					}
-					fmt.Fprintf(app.Out, "%s  %-22s %s\n", mark, c.Name, c.Detail)
+					fmt.Fprintf(app.text(), "%s  %-22s %s\n", mark, c.Name, c.Detail)
 				}
 			}
 			if !healthy {

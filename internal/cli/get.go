@@ -87,17 +87,18 @@ func runGet(ctx context.Context, app *App, args []string) error {
 	if app.JSON {
 		return printJSON(app.Out, out)
 	}
+	w := app.text()
 	for i, r := range out {
 		if i > 0 {
-			fmt.Fprintln(app.Out)
+			fmt.Fprintln(w)
 		}
 		switch {
 		case r.Observation != nil:
-			writeObservation(app.Out, *r.Observation)
+			writeObservation(w, *r.Observation)
 		case r.Prompt != nil:
-			writePrompt(app.Out, *r.Prompt)
+			writePrompt(w, *r.Prompt)
 		default:
-			writeSummary(app.Out, *r.Summary)
+			writeSummary(w, *r.Summary)
 		}
 	}
 	return nil

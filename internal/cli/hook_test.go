@@ -25,6 +25,8 @@ func hookCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"bigevent":  cmdBigEvent,
 		"lockdb":    cmdLockDB,
 		"hookstorm": cmdHookStorm,
+		"envq":      cmdEnvQ,
+		"dbgrep":    cmdDBGrep,
 	}
 }
 

@@ -34,6 +34,6 @@ func runInit(ctx context.Context, app *App) error {
 	if app.JSON {
 		return printJSON(app.Out, map[string]any{"db": db.Path(), "schema_version": st.Current, "project": id})
 	}
-	fmt.Fprintf(app.Out, "database: %s (schema version %d)\nproject:  %s (%s)\n", db.Path(), st.Current, id.Key, id.Source)
+	fmt.Fprintf(app.text(), "database: %s (schema version %d)\nproject:  %s (%s)\n", db.Path(), st.Current, id.Key, id.Source)
 	return nil
 }

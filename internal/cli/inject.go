@@ -47,7 +47,9 @@ entry's factors. The budget holds for the whole printed text, markup included, w
 token estimate; an item that does not fit is shortened at a sentence or clause boundary or left out.
 
 The same memory gives the same bytes. A project or session with no memory gives an empty block
-(in pretty format, a one-line welcome).`,
+(in pretty format, a one-line welcome). Stored text comes from tools and files: the xml block
+drops C0 and C1 control characters; text and pretty show every control character
+(escape sequences, U+2028, bidirectional overrides) as a visible escape such as \x1b.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.MaxCharsSet = cmd.Flags().Changed("max-chars")

@@ -6,7 +6,15 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/memhq/mem/internal/termsafe"
 )
+
+// text is where a command prints for a person (not JSON, not a block for an
+// agent): the output with control characters written as visible escapes
+// (\x1b, \u2028; line breaks and tabs kept), so that stored text, which came
+// from tool output, files and events, cannot drive the terminal.
+func (a *App) text() io.Writer { return termsafe.NewWriter(a.Out) }
 
 // printJSON writes v as indented JSON.
 func printJSON(w io.Writer, v any) error {

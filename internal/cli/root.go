@@ -18,6 +18,7 @@ import (
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // App carries what every command needs: the streams, the environment, the
@@ -72,11 +73,11 @@ func Main(ctx context.Context, app *App, args []string) int {
 	var ex *exitError
 	if errors.As(err, &ex) {
 		if ex.msg != "" {
-			fmt.Fprintln(app.Err, "mem: "+ex.msg)
+			fmt.Fprintln(app.Err, "mem: "+termsafe.Line(ex.msg))
 		}
 		return ex.code
 	}
-	fmt.Fprintln(app.Err, "mem: "+oneLine(err.Error()))
+	fmt.Fprintln(app.Err, "mem: "+termsafe.Line(oneLine(err.Error())))
 	if !app.started {
 		return ExitUsage // cobra refused the command line: unknown command or flag
 	}
@@ -89,7 +90,11 @@ func NewRootCmd(app *App) *cobra.Command {
 		Use:   "mem",
 		Short: "Persistent memory for AI coding agents",
 		Long: `mem keeps what happened in past agent sessions of a project (observations and one
-summary per session) in one SQLite file, and gives the right slice of it back to the agent.`,
+summary per session) in one SQLite file, and gives the right slice of it back to the agent.
+
+Stored text comes from tools, files and editor events: commands printing it for a person show its
+control characters (escape sequences, U+2028, bidirectional overrides) as visible escapes such as
+\x1b; --json prints JSON. Ids (session ids, --project, uuids) with control characters are refused.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -215,7 +220,11 @@ func (a *App) ProjectOf(dir string) (project.Identity, error) {
 		}
 		dir = wd
 	}
-	return project.Resolve(dir, a.cfg.String("project"))
+	override := a.cfg.String("project")
+	if termsafe.HasControl(override) {
+		return project.Identity{}, usageErr(memory.ValidateKey("--project", "project key", override))
+	}
+	return project.Resolve(dir, override)
 }
 
 func oneLine(s string) string {

@@ -126,8 +126,9 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 		fmt.Fprintln(app.Err, "no matches")
 		return nil
 	}
+	w := app.text()
 	for _, h := range hits {
-		writeHitLine(app.Out, h, q.AllProjects)
+		writeHitLine(w, h, q.AllProjects)
 	}
 	return nil
 }

@@ -77,7 +77,7 @@ func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error
 	if created {
 		verb = "started"
 	}
-	fmt.Fprintf(app.Out, "%s session %s in project %s\n", verb, s.ID, s.Project)
+	fmt.Fprintf(app.text(), "%s session %s in project %s\n", verb, s.ID, s.Project)
 	return nil
 }
 
@@ -102,7 +102,7 @@ func newSessionEndCmd(app *App) *cobra.Command {
 			if app.JSON {
 				return printJSON(app.Out, s)
 			}
-			fmt.Fprintf(app.Out, "ended session %s\n", s.ID)
+			fmt.Fprintf(app.text(), "ended session %s\n", s.ID)
 			return nil
 		},
 	}
@@ -162,8 +162,9 @@ func runSessionList(ctx context.Context, app *App, o sessionListOptions) error {
 		fmt.Fprintln(app.Out, "no sessions")
 		return nil
 	}
+	w := app.text()
 	for _, s := range list {
-		fmt.Fprintf(app.Out, "%s  %-6s  %s  %-12s  %d prompts  %s\n", stamp(s.LastActivityAt), s.Status,
+		fmt.Fprintf(w, "%s  %-6s  %s  %-12s  %d prompts  %s\n", stamp(s.LastActivityAt), s.Status,
 			s.ID, s.Agent, s.PromptCount, s.Project)
 	}
 	return nil
@@ -218,7 +219,7 @@ func runSessionShow(ctx context.Context, app *App, id string) error {
 	if app.JSON {
 		return printJSON(app.Out, d)
 	}
-	writeSessionDetail(app.Out, d)
+	writeSessionDetail(app.text(), d)
 	return nil
 }
 

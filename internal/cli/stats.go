@@ -33,11 +33,12 @@ func newStatsCmd(app *App) *cobra.Command {
 			if app.JSON {
 				return printJSON(app.Out, st)
 			}
-			fmt.Fprintf(app.Out, "database: %s (%d bytes, WAL %d bytes)\n", st.Path, st.SizeBytes, st.WALBytes)
-			fmt.Fprintf(app.Out, "%d sessions, %d observations, %d summaries, %d prompts\n",
+			w := app.text()
+			fmt.Fprintf(w, "database: %s (%d bytes, WAL %d bytes)\n", st.Path, st.SizeBytes, st.WALBytes)
+			fmt.Fprintf(w, "%d sessions, %d observations, %d summaries, %d prompts\n",
 				st.Sessions, st.Observations, st.Summaries, st.Prompts)
 			for _, p := range st.Projects {
-				fmt.Fprintf(app.Out, "  %s: %d sessions, %d observations, %d summaries, %d prompts\n",
+				fmt.Fprintf(w, "  %s: %d sessions, %d observations, %d summaries, %d prompts\n",
 					p.Project, p.Sessions, p.Observations, p.Summaries, p.Prompts)
 			}
 			return nil

@@ -171,7 +171,7 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	}
 	if out.Report != nil && out.Report.DryRun {
 		for _, s := range out.Report.Sessions {
-			fmt.Fprintf(app.Out, "%s\t%s\n", s.ID, s.Reason)
+			fmt.Fprintf(app.text(), "%s\t%s\n", s.ID, s.Reason)
 		}
 	}
 	fmt.Fprintln(app.Out, out.line())
@@ -208,8 +208,9 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 		}
 		return printJSON(app.Out, res)
 	}
+	w := app.text()
 	if res.Skipped != "" {
-		fmt.Fprintf(app.Out, "session %s not summarized: %s\n", o.Session, res.Skipped)
+		fmt.Fprintf(w, "session %s not summarized: %s\n", o.Session, res.Skipped)
 		return nil
 	}
 	s := res.Summary
@@ -217,16 +218,16 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 	if o.DryRun {
 		verb = "would summarize"
 	}
-	fmt.Fprintf(app.Out, "%s session %s (%s, %d tokens)\n", verb, s.SessionID, s.Generator, s.TokenCount)
-	field(app.Out, "request", s.Request)
-	field(app.Out, "investigated", s.Investigated)
-	field(app.Out, "learned", s.Learned)
-	field(app.Out, "completed", s.Completed)
-	field(app.Out, "next steps", s.NextSteps)
-	field(app.Out, "decisions", s.Decisions)
-	listField(app.Out, "concepts", s.Concepts)
-	listField(app.Out, "files", s.Files)
-	field(app.Out, "text", s.Text)
+	fmt.Fprintf(w, "%s session %s (%s, %d tokens)\n", verb, s.SessionID, s.Generator, s.TokenCount)
+	field(w, "request", s.Request)
+	field(w, "investigated", s.Investigated)
+	field(w, "learned", s.Learned)
+	field(w, "completed", s.Completed)
+	field(w, "next steps", s.NextSteps)
+	field(w, "decisions", s.Decisions)
+	listField(w, "concepts", s.Concepts)
+	listField(w, "files", s.Files)
+	field(w, "text", s.Text)
 	return nil
 }
 

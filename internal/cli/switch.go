@@ -58,19 +58,20 @@ func runSwitch(app *App, on bool, part string) error {
 	if app.JSON {
 		return printJSON(app.Out, map[string]any{"file": path, "project": id.Key, "switches": d})
 	}
-	fmt.Fprintf(app.Out, "project %s (%s)\n", id.Key, path)
+	fmt.Fprintf(app.text(), "project %s (%s)\n", id.Key, path)
 	writeSwitches(app, d)
 	return nil
 }
 
 // writeSwitches prints whether injection and capture apply, and why not.
 func writeSwitches(app *App, d switches.Decision) {
+	w := app.text()
 	line := func(name string, on bool, why string) {
 		if on {
-			fmt.Fprintf(app.Out, "%s: on\n", name)
+			fmt.Fprintf(w, "%s: on\n", name)
 			return
 		}
-		fmt.Fprintf(app.Out, "%s: off: %s\n", name, why)
+		fmt.Fprintf(w, "%s: off: %s\n", name, why)
 	}
 	line("injection", d.Inject, d.InjectWhy)
 	line("capture", d.Capture, d.CaptureWhy)

@@ -94,12 +94,13 @@ func runTimeline(ctx context.Context, app *App, o timelineOptions, afterSet bool
 	if app.JSON {
 		return printHitsJSON(app.Out, hits)
 	}
+	w := app.text()
 	for _, h := range hits {
 		mark := " "
 		if h.Anchor {
 			mark = ">"
 		}
-		fmt.Fprintf(app.Out, "%s %-6s %-9s %s  %s\n", mark, h.Ref, hitLabel(h), stamp(h.Date), oneLine(h.Title))
+		fmt.Fprintf(w, "%s %-6s %-9s %s  %s\n", mark, h.Ref, hitLabel(h), stamp(h.Date), oneLine(h.Title))
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // Recall modes.
@@ -32,7 +33,7 @@ type SummarizeFunc func(ctx context.Context, db *store.DB, sessionID string, at 
 // does not resolve the project or analyse the tool call again.
 type ContextTurn struct {
 	Session memory.Session
-	Event   Event
+	Event   Event    // a prompt's text has passed the privacy filter
 	Root    string   // the project's work tree root
 	Read    []string // files the tool call read, relative to Root
 	Edited  []string // files the tool call changed, relative to Root
@@ -71,6 +72,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
+	// An id with control characters is kept escaped (ESC as \x1b): the
+	// session's events still meet under one id, which prints as it is.
+	ev.SessionID, ev.ParentID = termsafe.Line(ev.SessionID), termsafe.Line(ev.ParentID)
 	if err := memory.ValidateSessionID("session_id", ev.SessionID); err != nil {
 		return Reply{}, err
 	}
@@ -281,12 +285,14 @@ func (t *turn) reply(parts ...string) Reply {
 }
 
 func (t *turn) prompt(ctx context.Context) (Reply, error) {
+	// Filtered once, for the record and for the context sources alike.
+	t.ev.Prompt = privacy.Filter(t.ev.Prompt)
 	var parts []string
 	if t.capture {
 		if err := t.ensure(ctx); err != nil {
 			return Reply{}, err
 		}
-		if text := privacy.Filter(t.ev.Prompt); !privacy.IsEmpty(text) {
+		if text := t.ev.Prompt; !privacy.IsEmpty(text) {
 			p, err := t.db.AddPrompt(ctx, t.s.ID, cutText(text), t.h.now())
 			if err != nil {
 				return Reply{}, err

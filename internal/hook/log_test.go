@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/memhq/mem/internal/memory"
 )
 
 // oneCleanLine fails unless s is exactly one line with no control
@@ -65,12 +67,13 @@ func TestLoggerKeepsOneLine(t *testing.T) {
 }
 
 // TestRunnerLogsAHostileSessionIDOnOneLine: an event whose session id holds
-// NUL and a newline is refused, and the log says so on one line.
+// NUL and a newline and is too long is refused, and the log says so on one
+// line.
 func TestRunnerLogsAHostileSessionIDOnOneLine(t *testing.T) {
 	var out, errw bytes.Buffer
 	r := &Runner{Adapter: Adapters()["claude"], Handler: &Handler{}, Deadline: 2 * time.Second,
 		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
-	ev := `{"session_id":"abc\u0000def\nmem hook claude: forged","hook_event_name":"SessionStart","source":"startup","cwd":"/tmp"}`
+	ev := `{"session_id":"abc\u0000def\nmem hook claude: forged` + strings.Repeat("x", memory.MaxSessionIDLen) + `","hook_event_name":"SessionStart","source":"startup","cwd":"/tmp"}`
 	if !r.Run(context.Background(), strings.NewReader(ev), &out) {
 		t.Fatal("did not finish")
 	}

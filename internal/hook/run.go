@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // MaxEvent is the largest event read from stdin; a larger one is dropped
@@ -138,7 +139,7 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 	if ev.SessionID != "" {
 		where += " session " + field(ev.SessionID)
 	}
-	msg := escapeControls(strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
+	msg := termsafe.Line(strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 	line := fmt.Sprintf("%s mem hook %s: %s\n", now().UTC().Format(time.RFC3339), where, msg)
 	if l.Err != nil {
 		io.WriteString(l.Err, line)
@@ -166,29 +167,4 @@ func field(s string) string {
 		}
 	}
 	return s
-}
-
-// escapeControls writes the control characters of s (line and paragraph
-// separators and invalid bytes included) as Go escapes.
-func escapeControls(s string) string {
-	if strings.IndexFunc(s, needsEscape) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case needsEscape(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func needsEscape(r rune) bool {
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }

@@ -211,8 +211,8 @@ func checkSession(s *memory.Session) error {
 	if err := memory.ValidateSessionID("id", s.ID); err != nil {
 		return err
 	}
-	if strings.TrimSpace(s.Project) == "" {
-		return memory.Invalid("project", "a non-empty project key", "")
+	if err := memory.ValidateKey("project", "project key", s.Project); err != nil {
+		return err
 	}
 	if s.StartedAt.IsZero() {
 		return memory.Invalid("started_at", "an RFC 3339 time", "")
@@ -231,8 +231,8 @@ func checkSession(s *memory.Session) error {
 }
 
 func checkObservation(o *memory.Observation) error {
-	if strings.TrimSpace(o.UUID) == "" {
-		return memory.Invalid("uuid", "a non-empty uuid", "")
+	if err := memory.ValidateKey("uuid", "uuid", o.UUID); err != nil {
+		return err
 	}
 	if o.CreatedAt.IsZero() {
 		return memory.Invalid("created_at", "an RFC 3339 time", "")
@@ -245,8 +245,8 @@ func checkObservation(o *memory.Observation) error {
 }
 
 func checkSummary(s *memory.Summary) error {
-	if strings.TrimSpace(s.UUID) == "" {
-		return memory.Invalid("uuid", "a non-empty uuid", "")
+	if err := memory.ValidateKey("uuid", "uuid", s.UUID); err != nil {
+		return err
 	}
 	if err := memory.ValidateSessionID("session_id", s.SessionID); err != nil {
 		return err
@@ -263,8 +263,8 @@ func checkSummary(s *memory.Summary) error {
 }
 
 func checkPrompt(p *memory.Prompt) error {
-	if strings.TrimSpace(p.UUID) == "" {
-		return memory.Invalid("uuid", "a non-empty uuid", "")
+	if err := memory.ValidateKey("uuid", "uuid", p.UUID); err != nil {
+		return err
 	}
 	if err := memory.ValidateSessionID("session_id", p.SessionID); err != nil {
 		return err

@@ -27,6 +27,13 @@ func TestDecodeRejectsBadLines(t *testing.T) {
 		{"observation no uuid", `{"kind":"observation","session_id":"s","type":"note","title":"t","created_at":"2026-01-02T03:04:05Z"}`, "uuid"},
 		{"observation empty title", `{"kind":"observation","uuid":"u","session_id":"s","type":"note","title":"","created_at":"2026-01-02T03:04:05Z"}`, "title"},
 		{"facts not an array", `{"kind":"observation","uuid":"u","session_id":"s","type":"note","title":"t","facts":"x","created_at":"2026-01-02T03:04:05Z"}`, "facts"},
+		{"session id with ESC", `{"kind":"session","id":"s\u001b]52;c;eA==\u0007","project":"p","started_at":"2026-01-02T03:04:05Z"}`, "id"},
+		{"session id with U+2028", `{"kind":"session","id":"s\u2028x","project":"p","started_at":"2026-01-02T03:04:05Z"}`, "id"},
+		{"project with NUL", `{"kind":"session","id":"s","project":"p\u0000","started_at":"2026-01-02T03:04:05Z"}`, "project"},
+		{"observation uuid with ESC", `{"kind":"observation","uuid":"u\u001b[2J","session_id":"s","type":"note","title":"t","created_at":"2026-01-02T03:04:05Z"}`, "uuid"},
+		{"observation title with NUL", `{"kind":"observation","uuid":"u","session_id":"s","type":"note","title":"a\u0000b","created_at":"2026-01-02T03:04:05Z"}`, "title"},
+		{"summary session with ESC", `{"kind":"summary","uuid":"u","session_id":"s\u001b","text":"x","created_at":"2026-01-02T03:04:05Z"}`, "session_id"},
+		{"prompt uuid with U+2029", `{"kind":"prompt","uuid":"u\u2029","session_id":"s","prompt_number":1,"text":"x","created_at":"2026-01-02T03:04:05Z"}`, "uuid"},
 		{"prompt number zero", `{"kind":"prompt","uuid":"u","session_id":"s","prompt_number":0,"text":"x","created_at":"2026-01-02T03:04:05Z"}`, "prompt_number"},
 	}
 	for _, tt := range tests {

@@ -55,6 +55,16 @@ func TestValidate(t *testing.T) {
 		{"empty title", func(o *Observation) { o.Title = "  " }, "title"},
 		{"long title", func(o *Observation) { o.Title = strings.Repeat("x", 501) }, "title"},
 		{"huge narrative", func(o *Observation) { o.Narrative = strings.Repeat("x", MaxTextLen+1) }, "narrative"},
+		{"NUL in title", func(o *Observation) { o.Title = "a\x00b" }, "title"},
+		{"ESC in title is shown escaped, not refused", func(o *Observation) { o.Title = "a\x1b[2Jb" }, ""},
+		{"ESC in session", func(o *Observation) { o.SessionID = "s\x1b]52;c;eA==\a" }, "session"},
+		{"NUL in session", func(o *Observation) { o.SessionID = "s\x00" }, "session"},
+		{"U+2028 in session", func(o *Observation) { o.SessionID = "s\u2028forged" }, "session"},
+		{"bidi override in session", func(o *Observation) { o.SessionID = "s\u202e" }, "session"},
+		{"invalid UTF-8 in session", func(o *Observation) { o.SessionID = "s\xff" }, "session"},
+		{"ESC in uuid", func(o *Observation) { o.UUID = "u\x1b" }, "uuid"},
+		{"U+2028 in project", func(o *Observation) { o.Project = "p\u2028" }, "project"},
+		{"plain uuid and project", func(o *Observation) { o.UUID, o.Project = "0b7c-11", "github.com/a/b" }, ""},
 		{"too many facts", func(o *Observation) {
 			o.Facts = make([]string, 201)
 			for i := range o.Facts {

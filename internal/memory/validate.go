@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // Limits on observation fields; longer input is rejected rather than cut, so
@@ -16,13 +18,28 @@ const (
 	MaxSessionIDLen = 200
 )
 
-// ValidateSessionID checks an editor session id.
+// ValidateSessionID checks an editor session id: at most 200 characters of
+// UTF-8 text without control characters (termsafe.IsControl: line breaks,
+// ESC, NUL, U+2028, bidirectional overrides and the like).
 func ValidateSessionID(field, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return Invalid(field, "a non-empty session id", "")
 	}
-	if len(id) > MaxSessionIDLen || !utf8.ValidString(id) || strings.ContainsAny(id, "\x00\n\r") {
-		return Invalid(field, "a session id of at most 200 characters on one line", id)
+	if len(id) > MaxSessionIDLen || termsafe.HasControl(id) {
+		return Invalid(field, "a session id of at most 200 characters without control characters", id)
+	}
+	return nil
+}
+
+// ValidateKey checks an identifier given by a user or an import (a project
+// key, a uuid), named what in the message: non-empty UTF-8 text without
+// control characters.
+func ValidateKey(field, what, key string) error {
+	if strings.TrimSpace(key) == "" {
+		return Invalid(field, "a non-empty "+what, "")
+	}
+	if termsafe.HasControl(key) {
+		return Invalid(field, "a "+what+" without control characters", key)
 	}
 	return nil
 }
@@ -52,6 +69,19 @@ func (o *Observation) Validate() error {
 	}
 	if utf8.RuneCountInString(o.Title) > MaxTitleLen {
 		return Invalid("title", "at most 500 characters", o.Title)
+	}
+	if strings.ContainsRune(o.Title, 0) {
+		return Invalid("title", "text without NUL characters", o.Title)
+	}
+	if o.UUID != "" {
+		if err := ValidateKey("uuid", "uuid", o.UUID); err != nil {
+			return err
+		}
+	}
+	if o.Project != "" {
+		if err := ValidateKey("project", "project key", o.Project); err != nil {
+			return err
+		}
 	}
 	for _, f := range []struct {
 		name, v string

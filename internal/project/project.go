@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // Sources of a project identity, strongest first.
@@ -29,7 +32,10 @@ type Identity struct {
 
 // Resolve returns the project of dir. A non-empty override wins. Git is read
 // from the files under .git rather than by running git, since hooks call this
-// on every event.
+// on every event. A key with control characters (a folder name, a remote URL
+// in a cloned repository's config, an override a hook was given) is kept
+// escaped (termsafe.Line), so the same place always gives the same printable
+// key; the command line refuses such an override before it gets here.
 func Resolve(dir, override string) (Identity, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -43,15 +49,15 @@ func Resolve(dir, override string) (Identity, error) {
 		if top, _, err := findGit(abs); err == nil {
 			root = top
 		}
-		return Identity{Key: o, Root: root, Source: SourceOverride}, nil
+		return Identity{Key: termsafe.Line(o), Root: root, Source: SourceOverride}, nil
 	}
 	top, common, err := findGit(abs)
 	if err != nil {
-		return Identity{Key: abs, Root: abs, Source: SourceDirectory}, nil
+		return Identity{Key: termsafe.Line(abs), Root: abs, Source: SourceDirectory}, nil
 	}
 	if url := remoteURL(filepath.Join(common, "config")); url != "" {
 		if key := NormalizeRemote(url); key != "" {
-			return Identity{Key: key, Root: top, Source: SourceGitRemote}, nil
+			return Identity{Key: termsafe.Line(key), Root: top, Source: SourceGitRemote}, nil
 		}
 	}
 	// Worktrees share the common .git folder; its parent is the main work tree.
@@ -59,7 +65,7 @@ func Resolve(dir, override string) (Identity, error) {
 	if filepath.Base(common) == ".git" {
 		main = filepath.Dir(common)
 	}
-	return Identity{Key: main, Root: top, Source: SourceGitRoot}, nil
+	return Identity{Key: termsafe.Line(main), Root: top, Source: SourceGitRoot}, nil
 }
 
 // findGit walks up from dir to the work tree root and returns it with the
@@ -84,9 +90,13 @@ func findGit(dir string) (top, common string, err error) {
 	}
 }
 
+// maxGitFile bounds the small files under .git read here. They are read
+// with fsafe, so that a repository shipping a FIFO there cannot block a hook.
+const maxGitFile = 64 << 10
+
 // readGitFile reads the "gitdir: PATH" of a worktree's or submodule's .git file.
 func readGitFile(p string) (string, error) {
-	b, err := os.ReadFile(p)
+	b, err := fsafe.ReadFile(p, maxGitFile)
 	if err != nil {
 		return "", err
 	}
@@ -104,7 +114,7 @@ func readGitFile(p string) (string, error) {
 
 // commonDir follows a worktree's commondir file to the main repository's git folder.
 func commonDir(gitdir string) string {
-	b, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	b, err := fsafe.ReadFile(filepath.Join(gitdir, "commondir"), maxGitFile)
 	if err != nil {
 		return gitdir
 	}
@@ -118,7 +128,7 @@ func commonDir(gitdir string) string {
 // remoteURL returns the url of remote "origin" in a git config file, or of
 // the first remote when there is no origin.
 func remoteURL(configPath string) string {
-	f, err := os.Open(configPath)
+	f, err := fsafe.Open(configPath)
 	if err != nil {
 		return ""
 	}

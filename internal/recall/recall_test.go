@@ -384,7 +384,7 @@ func TestProperties(t *testing.T) {
 				t.Fatalf("%s: bad index line %q", name, l)
 			}
 			title, _, _ := strings.Cut(parts[3], " — ")
-			if !atBoundary(title, line(o.Title)) {
+			if !atBoundary(title, line(o.Title, false)) {
 				t.Fatalf("%s: title cut mid-sentence: %q of %q", name, title, o.Title)
 			}
 		}

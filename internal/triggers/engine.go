@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -144,7 +143,7 @@ func (e *Engine) keywords(ctx context.Context, s Session, prompt string, rep *Re
 			continue
 		}
 		en := memory.PendingEntry{SessionID: s.ID, Source: SourceKeywords, EntryID: k.Word,
-			Content: Trim(k.Text, e.fileBudget()), Priority: memory.PriorityHigh, CreatedAt: e.now()}
+			Content: contextText(k.Text, e.fileBudget()), Priority: memory.PriorityHigh, CreatedAt: e.now()}
 		if err := e.Pending.RegisterPending(ctx, en); err != nil {
 			return err
 		}
@@ -506,12 +505,15 @@ func (e *Engine) directories(ctx context.Context, s Session, rel string, rep *Re
 				continue
 			}
 			fileRel := filepath.ToSlash(filepath.Join(d, f.name))
-			b, err := os.ReadFile(filepath.Join(s.Root, filepath.FromSlash(fileRel)))
-			if err != nil || strings.TrimSpace(string(b)) == "" {
+			text, err := readContextFile(s.Root, fileRel)
+			if err != nil {
+				continue
+			}
+			if text = contextText(text, e.fileBudget()); text == "" {
 				continue
 			}
 			en := memory.PendingEntry{SessionID: s.ID, Source: f.source, EntryID: fileRel,
-				Content: fileRel + ":\n" + Trim(string(b), e.fileBudget()), Priority: f.prio, CreatedAt: e.now()}
+				Content: fileRel + ":\n" + text, Priority: f.prio, CreatedAt: e.now()}
 			if err := e.Pending.RegisterPending(ctx, en); err != nil {
 				return err
 			}
@@ -522,12 +524,32 @@ func (e *Engine) directories(ctx context.Context, s Session, rel string, rep *Re
 }
 
 func (e *Engine) rules(ctx context.Context, s Session, rel string, rep *Report) error {
+	var apply []Rule
+	var paths []string
 	for _, r := range LoadRules(s.Root) {
-		if !r.Applies(rel) {
+		if r.Applies(rel) {
+			apply = append(apply, r)
+			paths = append(paths, r.Path)
+		}
+	}
+	if len(apply) == 0 {
+		return nil
+	}
+	// A rule already given is not filtered again on each tool call.
+	given, err := e.Pending.Marked(ctx, s.ID, markRule, paths)
+	if err != nil {
+		return err
+	}
+	for _, r := range apply {
+		if given[r.Path] {
+			continue
+		}
+		text := contextText(r.Body, e.fileBudget())
+		if text == "" {
 			continue
 		}
 		en := memory.PendingEntry{SessionID: s.ID, Source: SourceRules, EntryID: r.Path,
-			Content:  r.Path + " (applies to " + rel + "):\n" + Trim(r.Body, e.fileBudget()),
+			Content:  r.Path + " (applies to " + rel + "):\n" + text,
 			Priority: memory.PriorityHigh, CreatedAt: e.now()}
 		ok, err := e.Pending.RegisterPendingOnce(ctx, en, markRule, r.Path)
 		if err != nil {

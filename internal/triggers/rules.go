@@ -2,11 +2,12 @@ package triggers
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/memhq/mem/internal/fsafe"
 )
 
 // Rule is one rule file of the project: the globs that say which files it
@@ -52,11 +53,22 @@ const maxRuleFiles = 200
 // LoadRules reads the project's rule files: .github/instructions/*.instructions.md
 // (applyTo), .cursor/rules/*.mdc (globs, alwaysApply) and .claude/rules/*.md
 // (paths), subfolders included. Files without globs (and not always applied)
-// are left out: they do not say which files they concern.
+// are left out: they do not say which files they concern. Only what lies
+// inside the project is read: a rule folder that is (or sits under) a link
+// leading out of root is not walked, links inside are not followed into
+// folders, and a rule file that is a link out of root, a FIFO or a device
+// is skipped.
 func LoadRules(root string) []Rule {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil
+	}
 	var out []Rule
 	for _, f := range ruleFormats() {
-		base := filepath.Join(root, filepath.FromSlash(f.dir))
+		base, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(f.dir)))
+		if err != nil || !fsafe.Inside(realRoot, base) {
+			continue
+		}
 		_ = filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || len(out) >= maxRuleFiles {
 				return filepath.SkipDir
@@ -64,12 +76,24 @@ func LoadRules(root string) []Rule {
 			if d.IsDir() || !strings.HasSuffix(d.Name(), f.suffix) {
 				return nil
 			}
-			b, err := os.ReadFile(p)
+			rel, err := filepath.Rel(realRoot, p)
 			if err != nil {
 				return nil
 			}
-			rel, _ := filepath.Rel(root, p)
-			if r, ok := ParseRule(filepath.ToSlash(rel), f.format, string(b)); ok {
+			rel = filepath.ToSlash(rel)
+			// The walk goes through real folders inside the root only, so a
+			// file that is no link is inside (opening it costs no resolving);
+			// a link is read only when its target is inside too.
+			var text string
+			if d.Type().IsRegular() {
+				text, err = readHead(fsafe.Open(p))
+			} else {
+				text, err = readContextFile(realRoot, rel)
+			}
+			if err != nil {
+				return nil
+			}
+			if r, ok := ParseRule(rel, f.format, text); ok {
 				out = append(out, r)
 			}
 			return nil
