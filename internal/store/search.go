@@ -38,7 +38,7 @@ func (db *DB) Search(ctx context.Context, q search.Query) ([]search.Hit, error) 
 		case strings.TrimSpace(q.Text) == "":
 			scored, err = recent(ctx, tx, sc)
 		case !plan.Empty():
-			scored, err = ranked(ctx, &source{tx: tx, base: sc}, q, plan, r)
+			scored, err = search.Rank(ctx, &source{tx: tx, base: sc}, q, plan, r)
 		}
 		if err != nil {
 			return err

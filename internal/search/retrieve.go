@@ -1,4 +1,4 @@
-package store
+package search
 
 import (
 	"context"
@@ -7,19 +7,20 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/memhq/mem/internal/search"
 )
 
-// ranked scores every wanted kind of q for the plan and merges them, best first.
-func ranked(ctx context.Context, src search.Source, q search.Query, plan search.Plan, r search.Ranking) ([]search.Scored, error) {
+// Rank scores the rows of every kind q wants for the plan, reading them
+// from src, and merges them, best first: the full-text candidates of each
+// kind (see candidates), then for observations the session, feedback,
+// neighbour and date terms that Combine adds up.
+func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Scored, error) {
 	n := r.Candidates
 	if n < q.Limit+q.Offset {
 		n = q.Limit + q.Offset
 	}
-	units := plan.Units(search.MatchOptions{Prefix: r.Prefix, Bigrams: r.Bigrams})
-	lists := map[search.Kind][]search.Scored{}
-	for _, k := range search.Kinds() {
+	units := plan.Units(MatchOptions{Prefix: r.Prefix, Bigrams: r.Bigrams})
+	lists := map[Kind][]Scored{}
+	for _, k := range Kinds() {
 		if !q.Wants(k) {
 			continue
 		}
@@ -28,7 +29,7 @@ func ranked(ctx context.Context, src search.Source, q search.Query, plan search.
 			return nil, err
 		}
 		var sessions map[string]float64
-		if k == search.KindObservation {
+		if k == KindObservation {
 			if r.SessionWeight > 0 || r.FeedbackSummaries {
 				if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
 					return nil, err
@@ -43,12 +44,12 @@ func ranked(ctx context.Context, src search.Source, q search.Query, plan search.
 				}
 			}
 		}
-		if k == search.KindObservation && r.Neighbors > 0 && r.NeighborWeight > 0 {
+		if k == KindObservation && r.Neighbors > 0 && r.NeighborWeight > 0 {
 			if cands, err = neighbors(ctx, src, q, r, cands); err != nil {
 				return nil, err
 			}
 		}
-		if spans := search.Dates(q.Text); k == search.KindObservation && r.DateWeight > 0 && len(spans) > 0 {
+		if spans := Dates(q.Text); k == KindObservation && r.DateWeight > 0 && len(spans) > 0 {
 			if cands, err = dated(ctx, src, q, r, spans, cands); err != nil {
 				return nil, err
 			}
@@ -60,8 +61,8 @@ func ranked(ctx context.Context, src search.Source, q search.Query, plan search.
 
 // columnWeights returns bm25's column weights for kind k: the ranking's for
 // observations, equal weights for the others.
-func columnWeights(r search.Ranking, k search.Kind) []float64 {
-	if k == search.KindObservation {
+func columnWeights(r Ranking, k Kind) []float64 {
+	if k == KindObservation {
 		return r.Weights[:]
 	}
 	return nil
@@ -79,7 +80,7 @@ func columnWeights(r search.Ranking, k search.Kind) []float64 {
 // r.Window rows reach, and added to the score of those rows. Common words
 // weigh little in bm25 anyway; an older row with a common word misses that
 // small share, a mild preference for newer rows.
-func candidates(ctx context.Context, src search.Source, q search.Query, k search.Kind, units []string, r search.Ranking, n int) ([]search.Candidate, error) {
+func candidates(ctx context.Context, src Source, q Query, k Kind, units []string, r Ranking, n int) ([]Candidate, error) {
 	if len(units) == 0 {
 		return nil, nil
 	}
@@ -130,7 +131,7 @@ func candidates(ctx context.Context, src search.Source, q search.Query, k search
 			bonus[id] += w
 		}
 	}
-	var out []search.Candidate
+	var out []Candidate
 	if len(selective) > 0 {
 		if out, err = src.Match(ctx, q, k, strings.Join(selective, " OR "), weights, 2*n); err != nil {
 			return nil, err
@@ -179,7 +180,7 @@ func candidates(ctx context.Context, src search.Source, q search.Query, k search
 // phrase's idf, estimated from how many of them have it. The phrases are
 // checked on the rows' text: asking FTS5 for a phrase of common words reads
 // their whole position lists.
-func phraseBonus(ctx context.Context, src search.Source, k search.Kind, phrases []string, cands []search.Candidate, total float64) error {
+func phraseBonus(ctx context.Context, src Source, k Kind, phrases []string, cands []Candidate, total float64) error {
 	if len(phrases) == 0 || len(cands) == 0 {
 		return nil
 	}
@@ -193,7 +194,7 @@ func phraseBonus(ctx context.Context, src search.Source, k search.Kind, phrases 
 		words := strings.Fields(strings.Trim(ph, `"*`))
 		var has []int
 		for i, c := range top {
-			if search.HasPhrase(texts[c.ID], words) {
+			if HasPhrase(texts[c.ID], words) {
 				has = append(has, i)
 			}
 		}
@@ -212,7 +213,7 @@ func idf(total, df float64) float64 {
 }
 
 // candidateIDs returns the ids of cands, in order.
-func candidateIDs(cands []search.Candidate) []int64 {
+func candidateIDs(cands []Candidate) []int64 {
 	ids := make([]int64, len(cands))
 	for i, c := range cands {
 		ids[i] = c.ID
@@ -221,7 +222,7 @@ func candidateIDs(cands []search.Candidate) []int64 {
 }
 
 // indexByID maps the id of each of cands to its position.
-func indexByID(cands []search.Candidate) map[int64]int {
+func indexByID(cands []Candidate) map[int64]int {
 	idx := make(map[int64]int, len(cands))
 	for i, c := range cands {
 		idx[c.ID] = i
@@ -231,7 +232,7 @@ func indexByID(cands []search.Candidate) map[int64]int {
 
 // addNew appends to cands those of more whose ids idx does not hold yet,
 // recording their positions in idx.
-func addNew(cands []search.Candidate, idx map[int64]int, more []search.Candidate) []search.Candidate {
+func addNew(cands []Candidate, idx map[int64]int, more []Candidate) []Candidate {
 	for _, c := range more {
 		if _, ok := idx[c.ID]; !ok {
 			idx[c.ID] = len(cands)
@@ -244,7 +245,7 @@ func addNew(cands []search.Candidate, idx map[int64]int, more []search.Candidate
 // feedback adds pseudo-relevance feedback: the words most shared by the best
 // rows (or by the matching sentences of the best session summaries) are
 // searched for too, and their bm25 joins the candidates' scores.
-func feedback(ctx context.Context, src search.Source, q search.Query, plan search.Plan, r search.Ranking, cands []search.Candidate, sessions map[string]float64, n int) ([]search.Candidate, error) {
+func feedback(ctx context.Context, src Source, q Query, plan Plan, r Ranking, cands []Candidate, sessions map[string]float64, n int) ([]Candidate, error) {
 	if r.FeedbackDocs <= 0 || r.FeedbackTerms <= 0 || r.FeedbackWeight == 0 || len(cands) == 0 {
 		return cands, nil
 	}
@@ -262,11 +263,11 @@ func feedback(ctx context.Context, src search.Source, q search.Query, plan searc
 	if r.FeedbackSummaries {
 		minDocs = 1
 	}
-	words := search.FeedbackWords(docs, plan.Words(), r.FeedbackTerms, minDocs)
+	words := FeedbackWords(docs, plan.Words(), r.FeedbackTerms, minDocs)
 	if len(words) == 0 {
 		return cands, nil
 	}
-	extra, err := candidates(ctx, src, q, search.KindObservation, search.Quote(words), r, n)
+	extra, err := candidates(ctx, src, q, KindObservation, Quote(words), r, n)
 	if err != nil {
 		return nil, err
 	}
@@ -283,13 +284,13 @@ func feedback(ctx context.Context, src search.Source, q search.Query, plan searc
 }
 
 // topTexts returns the text of the first n candidates.
-func topTexts(ctx context.Context, src search.Source, cands []search.Candidate, n int) ([]string, error) {
+func topTexts(ctx context.Context, src Source, cands []Candidate, n int) ([]string, error) {
 	top := cands
 	if len(top) > n {
 		top = top[:n]
 	}
 	ids := candidateIDs(top)
-	texts, err := src.Texts(ctx, search.KindObservation, ids)
+	texts, err := src.Texts(ctx, KindObservation, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +303,7 @@ func topTexts(ctx context.Context, src search.Source, cands []search.Candidate, 
 
 // summarySentences returns the sentences with query words of the summaries
 // of the n best-scored sessions.
-func summarySentences(ctx context.Context, src search.Source, sessions map[string]float64, plan search.Plan, n int) ([]string, error) {
+func summarySentences(ctx context.Context, src Source, sessions map[string]float64, plan Plan, n int) ([]string, error) {
 	texts, err := src.SummaryTexts(ctx, bestSessions(sessions, n))
 	if err != nil {
 		return nil, err
@@ -310,8 +311,8 @@ func summarySentences(ctx context.Context, src search.Source, sessions map[strin
 	words := plan.Words()
 	var out []string
 	for _, t := range texts {
-		for _, sent := range search.Sentences(t) {
-			if search.Coverage(sent, words) > 0 {
+		for _, sent := range Sentences(t) {
+			if Coverage(sent, words) > 0 {
 				out = append(out, sent)
 			}
 		}
@@ -339,9 +340,9 @@ func bestSessions(sessions map[string]float64, n int) []string {
 
 // sessionScores returns, per session of the scope, the bm25 of its summary
 // for the query (for the best r.Candidates summaries, at most 50).
-func sessionScores(ctx context.Context, src search.Source, q search.Query, units []string, r search.Ranking) (map[string]float64, error) {
+func sessionScores(ctx context.Context, src Source, q Query, units []string, r Ranking) (map[string]float64, error) {
 	q.Since, q.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
-	sums, err := candidates(ctx, src, q, search.KindSummary, units, r, min(r.Candidates, 50))
+	sums, err := candidates(ctx, src, q, KindSummary, units, r, min(r.Candidates, 50))
 	if err != nil {
 		return nil, fmt.Errorf("scoring session summaries: %w", err)
 	}
@@ -355,7 +356,7 @@ func sessionScores(ctx context.Context, src search.Source, q search.Query, units
 // sessionMembers adds the observations of the n best-scored sessions that
 // pass the filters and are not candidates yet, with no text score of their
 // own (at most 500 per session).
-func sessionMembers(ctx context.Context, src search.Source, q search.Query, sessions map[string]float64, n int, cands []search.Candidate) ([]search.Candidate, error) {
+func sessionMembers(ctx context.Context, src Source, q Query, sessions map[string]float64, n int, cands []Candidate) ([]Candidate, error) {
 	if n <= 0 || len(sessions) == 0 {
 		return cands, nil
 	}
@@ -374,8 +375,8 @@ func sessionMembers(ctx context.Context, src search.Source, q search.Query, sess
 // neighbors gives the observations just before and after each of the best
 // rows in its session that row's text score as their Neighbor score, adding
 // those not yet among the candidates.
-func neighbors(ctx context.Context, src search.Source, q search.Query, r search.Ranking, cands []search.Candidate) ([]search.Candidate, error) {
-	top := make([]search.Candidate, 0, r.NeighborDocs)
+func neighbors(ctx context.Context, src Source, q Query, r Ranking, cands []Candidate) ([]Candidate, error) {
+	top := make([]Candidate, 0, r.NeighborDocs)
 	for _, c := range cands {
 		if c.BM25 < 0 && len(top) < r.NeighborDocs {
 			top = append(top, c)
@@ -399,7 +400,7 @@ func neighbors(ctx context.Context, src search.Source, q search.Query, r search.
 
 // dated scores candidates by how well their dates fit the dates the query
 // names, first adding up to r.DateExpand rows from each named day.
-func dated(ctx context.Context, src search.Source, q search.Query, r search.Ranking, spans []search.Span, cands []search.Candidate) ([]search.Candidate, error) {
+func dated(ctx context.Context, src Source, q Query, r Ranking, spans []Span, cands []Candidate) ([]Candidate, error) {
 	idx := indexByID(cands)
 	for _, s := range spans {
 		if r.DateExpand <= 0 || s.Precision < 1 {
@@ -419,7 +420,7 @@ func dated(ctx context.Context, src search.Source, q search.Query, r search.Rank
 		cands = addNew(cands, idx, rows)
 	}
 	for i := range cands {
-		cands[i].DateFit = search.DateScore(cands[i].Date, spans, r.DateWindow)
+		cands[i].DateFit = DateScore(cands[i].Date, spans, r.DateWindow)
 	}
 	return cands, nil
 }
