@@ -11,14 +11,14 @@ import (
 
 // Rank scores the rows of every kind q wants for the plan, reading them
 // from src, and merges them, best first: the full-text candidates of each
-// kind (see candidates), then for observations the session, feedback,
-// neighbour and date terms that Combine adds up.
+// kind (see candidates), then for observations the session, neighbour and
+// date terms that Combine adds up.
 func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Scored, error) {
 	n := r.Candidates
 	if n < q.Limit+q.Offset {
 		n = q.Limit + q.Offset
 	}
-	units := plan.Units(MatchOptions{Prefix: r.Prefix, Bigrams: r.Bigrams})
+	units := plan.Units(MatchOptions{})
 	lists := map[Kind][]Scored{}
 	for _, k := range Kinds() {
 		if !q.Wants(k) {
@@ -29,19 +29,12 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 			return nil, err
 		}
 		var sessions map[string]float64
-		if k == KindObservation {
-			if r.SessionWeight > 0 || r.FeedbackSummaries {
-				if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
-					return nil, err
-				}
-			}
-			if cands, err = feedback(ctx, src, q, plan, r, cands, sessions, n); err != nil {
+		if k == KindObservation && r.SessionWeight > 0 {
+			if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
 				return nil, err
 			}
-			if r.SessionWeight > 0 {
-				if cands, err = sessionMembers(ctx, src, q, sessions, r.SessionExpand, cands); err != nil {
-					return nil, err
-				}
+			if cands, err = sessionMembers(ctx, src, q, sessions, r.SessionExpand, cands); err != nil {
+				return nil, err
 			}
 		}
 		if k == KindObservation && r.Neighbors > 0 && r.NeighborWeight > 0 {
@@ -240,84 +233,6 @@ func addNew(cands []Candidate, idx map[int64]int, more []Candidate) []Candidate 
 		}
 	}
 	return cands
-}
-
-// feedback adds pseudo-relevance feedback: the words most shared by the best
-// rows (or by the matching sentences of the best session summaries) are
-// searched for too, and their bm25 joins the candidates' scores.
-func feedback(ctx context.Context, src Source, q Query, plan Plan, r Ranking, cands []Candidate, sessions map[string]float64, n int) ([]Candidate, error) {
-	if r.FeedbackDocs <= 0 || r.FeedbackTerms <= 0 || r.FeedbackWeight == 0 || len(cands) == 0 {
-		return cands, nil
-	}
-	var docs []string
-	var err error
-	if r.FeedbackSummaries {
-		docs, err = summarySentences(ctx, src, sessions, plan, r.FeedbackDocs)
-	} else {
-		docs, err = topTexts(ctx, src, cands, r.FeedbackDocs)
-	}
-	if err != nil {
-		return nil, err
-	}
-	minDocs := 2
-	if r.FeedbackSummaries {
-		minDocs = 1
-	}
-	words := FeedbackWords(docs, plan.Words(), r.FeedbackTerms, minDocs)
-	if len(words) == 0 {
-		return cands, nil
-	}
-	extra, err := candidates(ctx, src, q, KindObservation, Quote(words), r, n)
-	if err != nil {
-		return nil, err
-	}
-	idx := indexByID(cands)
-	for _, e := range extra {
-		if i, ok := idx[e.ID]; ok {
-			cands[i].Feedback = e.BM25
-			continue
-		}
-		e.Feedback, e.BM25 = e.BM25, 0
-		cands = append(cands, e)
-	}
-	return cands, nil
-}
-
-// topTexts returns the text of the first n candidates.
-func topTexts(ctx context.Context, src Source, cands []Candidate, n int) ([]string, error) {
-	top := cands
-	if len(top) > n {
-		top = top[:n]
-	}
-	ids := candidateIDs(top)
-	texts, err := src.Texts(ctx, KindObservation, ids)
-	if err != nil {
-		return nil, err
-	}
-	docs := make([]string, 0, len(ids))
-	for _, id := range ids {
-		docs = append(docs, texts[id])
-	}
-	return docs, nil
-}
-
-// summarySentences returns the sentences with query words of the summaries
-// of the n best-scored sessions.
-func summarySentences(ctx context.Context, src Source, sessions map[string]float64, plan Plan, n int) ([]string, error) {
-	texts, err := src.SummaryTexts(ctx, bestSessions(sessions, n))
-	if err != nil {
-		return nil, err
-	}
-	words := plan.Words()
-	var out []string
-	for _, t := range texts {
-		for _, sent := range Sentences(t) {
-			if Coverage(sent, words) > 0 {
-				out = append(out, sent)
-			}
-		}
-	}
-	return out, nil
 }
 
 // bestSessions returns the ids of the n sessions with the best (lowest) bm25.

@@ -145,16 +145,6 @@ func (f *fakeSource) Texts(_ context.Context, k Kind, ids []int64) (map[int64]st
 	return out, nil
 }
 
-func (f *fakeSource) SummaryTexts(_ context.Context, sessions []string) ([]string, error) {
-	var out []string
-	for _, r := range f.rows {
-		if r.kind == KindSummary && slices.Contains(sessions, r.session) {
-			out = append(out, r.text)
-		}
-	}
-	return out, nil
-}
-
 var day0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // obs makes observation id of session s, h hours after day0.

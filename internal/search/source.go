@@ -26,6 +26,4 @@ type Source interface {
 	Neighbours(ctx context.Context, q Query, c Candidate, n int) ([]Candidate, error)
 	// Texts returns the searchable text of rows of kind k by id.
 	Texts(ctx context.Context, k Kind, ids []int64) (map[int64]string, error)
-	// SummaryTexts returns the searchable text of the summaries of sessions.
-	SummaryTexts(ctx context.Context, sessions []string) ([]string, error)
 }

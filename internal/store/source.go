@@ -158,25 +158,6 @@ func (s *source) Texts(ctx context.Context, k search.Kind, ids []int64) (map[int
 	}
 }
 
-func (s *source) SummaryTexts(ctx context.Context, sessions []string) ([]string, error) {
-	if len(sessions) == 0 {
-		return nil, nil
-	}
-	query, args, err := sqlx.In(`SELECT `+summaryCols+` FROM summaries WHERE session_id IN (?)`, sessions)
-	if err != nil {
-		return nil, err
-	}
-	var rows []summaryRow
-	if err := s.tx.SelectContext(ctx, &rows, query, args...); err != nil {
-		return nil, fmt.Errorf("reading summaries: %w", err)
-	}
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = summaryText(r.summary())
-	}
-	return out, nil
-}
-
 // textsOf maps records by id to their searchable text.
 func textsOf[T any](recs map[int64]T, text func(T) string) map[int64]string {
 	out := make(map[int64]string, len(recs))
