@@ -184,12 +184,3 @@ func (p Plan) Units(o MatchOptions) []string {
 	}
 	return parts
 }
-
-// Quote returns each word as a quoted FTS5 string (for feedback words).
-func Quote(words []string) []string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = quote(w)
-	}
-	return out
-}

@@ -156,15 +156,6 @@ func formatFloat(f float64) string {
 	return "?"
 }
 
-func TestFeedbackWords(t *testing.T) {
-	docs := []string{"pottery class with kids", "pottery bowl kids made", "a bowl of soup"}
-	got := FeedbackWords(docs, []string{"class"}, 2, 2)
-	want := []string{"bowl", "kids"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("FeedbackWords = %v, want %v", got, want)
-	}
-}
-
 func TestHasPhrase(t *testing.T) {
 	tests := []struct {
 		text  string

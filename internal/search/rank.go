@@ -3,7 +3,6 @@ package search
 import (
 	"math"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -14,10 +13,6 @@ type Ranking struct {
 	// Weights of the observations_fts columns in bm25: title, subtitle,
 	// narrative, facts, concepts, files_read, files_modified, search_terms.
 	Weights [8]float64
-	// Prefix: see MatchOptions.Prefix.
-	Prefix int
-	// Bigrams: see MatchOptions.Bigrams.
-	Bigrams bool
 	// Candidates is how many rows per kind are scored before cutting to the
 	// limit.
 	Candidates int
@@ -51,21 +46,7 @@ type Ranking struct {
 	// shares no word with the question can still be found through its
 	// session.
 	SessionExpand int
-	// FeedbackDocs, FeedbackTerms and FeedbackWeight drive pseudo-relevance
-	// feedback: the FeedbackTerms words most shared by the FeedbackDocs best
-	// rows are searched for as well and scored at FeedbackWeight.
-	FeedbackDocs   int
-	FeedbackTerms  int
-	FeedbackWeight float64
-	// FeedbackSummaries takes the feedback words from the sentences of the
-	// best-matching session summaries that have query words, instead of from
-	// the best rows.
-	FeedbackSummaries bool
-	// RecencyWeight and RecencyHalfLife add a small prior for newer rows:
-	// weight * 2^(-age/halfLife), age measured from the newest candidate.
-	RecencyWeight   float64
-	RecencyHalfLife time.Duration
-	// KindWeight scales the scores of summaries and prompts against
+	// SummaryWeight and PromptWeight scale the scores of summaries and prompts against
 	// observations when kinds are mixed.
 	SummaryWeight, PromptWeight float64
 }
@@ -73,21 +54,20 @@ type Ranking struct {
 // DefaultRanking returns the ranking mem search uses.
 func DefaultRanking() Ranking {
 	return Ranking{
-		Weights:         [8]float64{4, 2, 1, 1, 1.5, 1, 1, 1.5},
-		Candidates:      200,
-		Window:          500,
-		SessionWeight:   0.7,
-		SessionPower:    2,
-		SessionExpand:   2,
-		Neighbors:       1,
-		NeighborDocs:    10,
-		NeighborWeight:  0.3,
-		DateWeight:      0.5,
-		DateWindow:      72 * time.Hour,
-		DateExpand:      50,
-		RecencyHalfLife: 30 * 24 * time.Hour,
-		SummaryWeight:   0.9,
-		PromptWeight:    0.6,
+		Weights:        [8]float64{4, 2, 1, 1, 1.5, 1, 1, 1.5},
+		Candidates:     200,
+		Window:         500,
+		SessionWeight:  0.7,
+		SessionPower:   2,
+		SessionExpand:  2,
+		Neighbors:      1,
+		NeighborDocs:   10,
+		NeighborWeight: 0.3,
+		DateWeight:     0.5,
+		DateWindow:     72 * time.Hour,
+		DateExpand:     50,
+		SummaryWeight:  0.9,
+		PromptWeight:   0.6,
 	}
 }
 
@@ -97,12 +77,8 @@ type Candidate struct {
 	ID      int64
 	Session string
 	Date    time.Time
-	// Text is the searchable text, for feedback and snippets.
-	Text string
 	// BM25 is FTS5's bm25() for the query (lower is better, as SQLite gives it).
 	BM25 float64
-	// Feedback is bm25() for the feedback query, 0 when it did not match.
-	Feedback float64
 	// Neighbor is the best text score (bm25, lower is better) of a top row
 	// next to this one in its session.
 	Neighbor float64
@@ -117,7 +93,7 @@ type Scored struct {
 }
 
 // Combine scores the candidates of one kind: the query's bm25, normalised
-// to the best candidate, plus the weighted session, feedback and recency
+// to the best candidate, plus the weighted date, neighbour and session
 // terms. sessionScores maps a session id to its summary's bm25 for the same
 // query. The result is sorted best first (ties: newer first, then higher id).
 func (r Ranking) Combine(cands []Candidate, sessionScores map[string]float64) []Scored {
@@ -129,21 +105,13 @@ func (r Ranking) Combine(cands []Candidate, sessionScores map[string]float64) []
 		return m
 	}
 	q := best(func(c Candidate) float64 { return -c.BM25 })
-	f := best(func(c Candidate) float64 { return -c.Feedback })
 	s := 0.0
 	for _, v := range sessionScores {
 		s = math.Max(s, -v)
 	}
-	var newest time.Time
-	for _, c := range cands {
-		if c.Date.After(newest) {
-			newest = c.Date
-		}
-	}
 	out := make([]Scored, len(cands))
 	for i, c := range cands {
 		score := norm(-c.BM25, q)
-		score += r.FeedbackWeight * norm(-c.Feedback, f)
 		score += r.DateWeight * c.DateFit
 		score += r.NeighborWeight * norm(-c.Neighbor, q)
 		if r.SessionWeight > 0 {
@@ -152,10 +120,6 @@ func (r Ranking) Combine(cands []Candidate, sessionScores map[string]float64) []
 				v = math.Pow(v, r.SessionPower)
 			}
 			score += r.SessionWeight * v
-		}
-		if r.RecencyWeight > 0 && r.RecencyHalfLife > 0 && !c.Date.IsZero() {
-			age := newest.Sub(c.Date)
-			score += r.RecencyWeight * math.Exp2(-float64(age)/float64(r.RecencyHalfLife))
 		}
 		out[i] = Scored{Candidate: c, Score: score}
 	}
@@ -205,55 +169,6 @@ func (r Ranking) Merge(lists map[Kind][]Scored) []Scored {
 	return out
 }
 
-// FeedbackWords picks up to n words shared by the top documents that are not
-// query words or stopwords: the words most documents have, then the more
-// frequent, then alphabetical, so the choice is deterministic.
-func FeedbackWords(docs []string, query []string, n, minDocs int) []string {
-	if n <= 0 || len(docs) == 0 {
-		return nil
-	}
-	skip := map[string]bool{}
-	for _, w := range query {
-		skip[w] = true
-		skip[stem(w)] = true
-	}
-	df := map[string]int{}
-	tf := map[string]int{}
-	for _, d := range docs {
-		seen := map[string]bool{}
-		for _, w := range Words(d) {
-			if len(w) < 3 || IsStopword(w) || skip[w] || skip[stem(w)] {
-				continue
-			}
-			tf[w]++
-			if !seen[w] {
-				seen[w] = true
-				df[w]++
-			}
-		}
-	}
-	words := make([]string, 0, len(df))
-	for w, c := range df {
-		if c >= minDocs || len(docs) == 1 {
-			words = append(words, w)
-		}
-	}
-	sort.Slice(words, func(i, j int) bool {
-		a, b := words[i], words[j]
-		if df[a] != df[b] {
-			return df[a] > df[b]
-		}
-		if tf[a] != tf[b] {
-			return tf[a] > tf[b]
-		}
-		return a < b
-	})
-	if len(words) > n {
-		words = words[:n]
-	}
-	return words
-}
-
 // Words splits text into lower-case words the way the index does.
 func Words(text string) []string {
 	var out []string
@@ -276,43 +191,4 @@ func Words(text string) []string {
 	return out
 }
 
-// Sentences splits text at sentence ends (. ! ? and line breaks).
-func Sentences(text string) []string {
-	var out []string
-	start := 0
-	rs := []rune(text)
-	for i, r := range rs {
-		end := r == '\n' || ((r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || rs[i+1] == ' ' || rs[i+1] == '\n'))
-		if end {
-			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(string(rs[start:])); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
 func pow2(x float64) float64 { return math.Exp2(x) }
-
-// Coverage returns the share of words (query words, lower case) that text
-// has, comparing light stems so that "painted" covers "paint".
-func Coverage(text string, words []string) float64 {
-	if len(words) == 0 {
-		return 0
-	}
-	have := map[string]bool{}
-	for _, w := range Words(text) {
-		have[stem(w)] = true
-	}
-	n := 0
-	for _, w := range words {
-		if have[stem(w)] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(words))
-}

@@ -326,7 +326,6 @@ func promptRanking() *search.Ranking {
 	r := search.DefaultRanking()
 	r.SessionWeight, r.SessionExpand = 0, 0
 	r.Neighbors, r.NeighborDocs, r.NeighborWeight = 0, 0, 0
-	r.FeedbackDocs, r.FeedbackWeight = 0, 0
 	r.Candidates = 50
 	return &r
 }

@@ -1,0 +1,341 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Rank scores the rows of every kind q wants for the plan, reading them
+// from src, and merges them, best first: the full-text candidates of each
+// kind (see candidates), then for observations the session, neighbour and
+// date terms that Combine adds up.
+func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Scored, error) {
+	n := r.Candidates
+	if n < q.Limit+q.Offset {
+		n = q.Limit + q.Offset
+	}
+	units := plan.Units(MatchOptions{})
+	lists := map[Kind][]Scored{}
+	for _, k := range Kinds() {
+		if !q.Wants(k) {
+			continue
+		}
+		cands, err := candidates(ctx, src, q, k, units, r, n)
+		if err != nil {
+			return nil, err
+		}
+		var sessions map[string]float64
+		if k == KindObservation && r.SessionWeight > 0 {
+			if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
+				return nil, err
+			}
+			if cands, err = sessionMembers(ctx, src, q, sessions, r.SessionExpand, cands); err != nil {
+				return nil, err
+			}
+		}
+		if k == KindObservation && r.Neighbors > 0 && r.NeighborWeight > 0 {
+			if cands, err = neighbors(ctx, src, q, r, cands); err != nil {
+				return nil, err
+			}
+		}
+		if spans := Dates(q.Text); k == KindObservation && r.DateWeight > 0 && len(spans) > 0 {
+			if cands, err = dated(ctx, src, q, r, spans, cands); err != nil {
+				return nil, err
+			}
+		}
+		lists[k] = r.Combine(cands, sessions)
+	}
+	return r.Merge(lists), nil
+}
+
+// columnWeights returns bm25's column weights for kind k: the ranking's for
+// observations, equal weights for the others.
+func columnWeights(r Ranking, k Kind) []float64 {
+	if k == KindObservation {
+		return r.Weights[:]
+	}
+	return nil
+}
+
+// candidates returns the n best rows of a kind for the OR of the units
+// (quoted FTS5 strings), by bm25, among the rows that pass the filters.
+//
+// FTS5's bm25 reads the whole posting list of every phrase once per query
+// to count the rows that have it, and then scores every matching row: on a
+// large database a common word makes that slow. So each unit's newest
+// r.Window rows are read first (row ids only, which is cheap). A unit with
+// fewer rows is selective and goes to bm25 as usual. A common unit does not:
+// its inverse document frequency is estimated from how far back its newest
+// r.Window rows reach, and added to the score of those rows. Common words
+// weigh little in bm25 anyway; an older row with a common word misses that
+// small share, a mild preference for newer rows.
+func candidates(ctx context.Context, src Source, q Query, k Kind, units []string, r Ranking, n int) ([]Candidate, error) {
+	if len(units) == 0 {
+		return nil, nil
+	}
+	weights := columnWeights(r, k)
+	if r.Window <= 0 {
+		return src.Match(ctx, q, k, strings.Join(units, " OR "), weights, n)
+	}
+	// Phrases (a camelCase word's parts, a path) are slow to find when their
+	// words are common, so on a large database they only lift the rows the
+	// words found; on a small one they are searched like words.
+	var words, phrases []string
+	for _, u := range units {
+		if strings.Contains(u, " ") {
+			phrases = append(phrases, u)
+		} else {
+			words = append(words, u)
+		}
+	}
+	var selective []string
+	common := map[string][]int64{}
+	for _, u := range words {
+		ids, err := src.Newest(ctx, k, u, r.Window)
+		if err != nil {
+			return nil, err
+		}
+		if len(ids) < r.Window {
+			selective = append(selective, u)
+		} else {
+			common[u] = ids
+		}
+	}
+	if len(common) == 0 {
+		return src.Match(ctx, q, k, strings.Join(append(selective, phrases...), " OR "), weights, n)
+	}
+	lo, hi, err := src.IDRange(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	total := float64(hi - lo + 1)
+	bonus := map[int64]float64{}
+	for _, u := range words {
+		ids, ok := common[u]
+		if !ok {
+			continue
+		}
+		w := idf(total, float64(len(ids))*total/float64(hi-ids[len(ids)-1]+1))
+		for _, id := range ids {
+			bonus[id] += w
+		}
+	}
+	var out []Candidate
+	if len(selective) > 0 {
+		if out, err = src.Match(ctx, q, k, strings.Join(selective, " OR "), weights, 2*n); err != nil {
+			return nil, err
+		}
+	}
+	have := make(map[int64]bool, len(out))
+	for i := range out {
+		have[out[i].ID] = true
+		out[i].BM25 -= bonus[out[i].ID]
+	}
+	// Rows that have only common words: the best few that pass the filters.
+	rest := make([]int64, 0, len(bonus))
+	for id := range bonus {
+		if !have[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		if bonus[rest[i]] != bonus[rest[j]] {
+			return bonus[rest[i]] > bonus[rest[j]]
+		}
+		return rest[i] > rest[j]
+	})
+	if len(rest) > n {
+		rest = rest[:n]
+	}
+	extra, err := src.Filter(ctx, q, k, rest)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range extra {
+		c.BM25 = -bonus[c.ID]
+		out = append(out, c)
+	}
+	if err := phraseBonus(ctx, src, k, phrases, out, total); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].BM25 < out[j].BM25 })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// phraseBonus adds to each of the best candidates that has a phrase the
+// phrase's idf, estimated from how many of them have it. The phrases are
+// checked on the rows' text: asking FTS5 for a phrase of common words reads
+// their whole position lists.
+func phraseBonus(ctx context.Context, src Source, k Kind, phrases []string, cands []Candidate, total float64) error {
+	if len(phrases) == 0 || len(cands) == 0 {
+		return nil
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].BM25 < cands[j].BM25 })
+	top := cands[:min(len(cands), 50)]
+	texts, err := src.Texts(ctx, k, candidateIDs(top))
+	if err != nil {
+		return err
+	}
+	for _, ph := range phrases {
+		words := strings.Fields(strings.Trim(ph, `"*`))
+		var has []int
+		for i, c := range top {
+			if HasPhrase(texts[c.ID], words) {
+				has = append(has, i)
+			}
+		}
+		w := idf(total, float64(len(has)))
+		for _, i := range has {
+			top[i].BM25 -= w
+		}
+	}
+	return nil
+}
+
+// idf is the bm25 inverse document frequency of a term found in df of
+// total rows, kept above zero so that a common term still counts a little.
+func idf(total, df float64) float64 {
+	return math.Max(1e-6, math.Log((total-df+0.5)/(df+0.5)))
+}
+
+// candidateIDs returns the ids of cands, in order.
+func candidateIDs(cands []Candidate) []int64 {
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// indexByID maps the id of each of cands to its position.
+func indexByID(cands []Candidate) map[int64]int {
+	idx := make(map[int64]int, len(cands))
+	for i, c := range cands {
+		idx[c.ID] = i
+	}
+	return idx
+}
+
+// addNew appends to cands those of more whose ids idx does not hold yet,
+// recording their positions in idx.
+func addNew(cands []Candidate, idx map[int64]int, more []Candidate) []Candidate {
+	for _, c := range more {
+		if _, ok := idx[c.ID]; !ok {
+			idx[c.ID] = len(cands)
+			cands = append(cands, c)
+		}
+	}
+	return cands
+}
+
+// bestSessions returns the ids of the n sessions with the best (lowest) bm25.
+func bestSessions(sessions map[string]float64, n int) []string {
+	ids := make([]string, 0, len(sessions))
+	for s := range sessions {
+		ids = append(ids, s)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if sessions[ids[i]] != sessions[ids[j]] {
+			return sessions[ids[i]] < sessions[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	if len(ids) > n {
+		ids = ids[:n]
+	}
+	return ids
+}
+
+// sessionScores returns, per session of the scope, the bm25 of its summary
+// for the query (for the best r.Candidates summaries, at most 50).
+func sessionScores(ctx context.Context, src Source, q Query, units []string, r Ranking) (map[string]float64, error) {
+	q.Since, q.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
+	sums, err := candidates(ctx, src, q, KindSummary, units, r, min(r.Candidates, 50))
+	if err != nil {
+		return nil, fmt.Errorf("scoring session summaries: %w", err)
+	}
+	out := make(map[string]float64, len(sums))
+	for _, c := range sums {
+		out[c.Session] = c.BM25
+	}
+	return out, nil
+}
+
+// sessionMembers adds the observations of the n best-scored sessions that
+// pass the filters and are not candidates yet, with no text score of their
+// own (at most 500 per session).
+func sessionMembers(ctx context.Context, src Source, q Query, sessions map[string]float64, n int, cands []Candidate) ([]Candidate, error) {
+	if n <= 0 || len(sessions) == 0 {
+		return cands, nil
+	}
+	idx := indexByID(cands)
+	for _, sid := range bestSessions(sessions, n) {
+		q.SessionID = sid
+		members, err := src.Oldest(ctx, q, 500)
+		if err != nil {
+			return nil, fmt.Errorf("reading observations of session %s: %w", sid, err)
+		}
+		cands = addNew(cands, idx, members)
+	}
+	return cands, nil
+}
+
+// neighbors gives the observations just before and after each of the best
+// rows in its session that row's text score as their Neighbor score, adding
+// those not yet among the candidates.
+func neighbors(ctx context.Context, src Source, q Query, r Ranking, cands []Candidate) ([]Candidate, error) {
+	top := make([]Candidate, 0, r.NeighborDocs)
+	for _, c := range cands {
+		if c.BM25 < 0 && len(top) < r.NeighborDocs {
+			top = append(top, c)
+		}
+	}
+	idx := indexByID(cands)
+	for _, c := range top {
+		near, err := src.Neighbours(ctx, q, c, r.Neighbors)
+		if err != nil {
+			return nil, err
+		}
+		cands = addNew(cands, idx, near)
+		for _, n := range near {
+			if i := idx[n.ID]; c.BM25 < cands[i].Neighbor {
+				cands[i].Neighbor = c.BM25
+			}
+		}
+	}
+	return cands, nil
+}
+
+// dated scores candidates by how well their dates fit the dates the query
+// names, first adding up to r.DateExpand rows from each named day.
+func dated(ctx context.Context, src Source, q Query, r Ranking, spans []Span, cands []Candidate) ([]Candidate, error) {
+	idx := indexByID(cands)
+	for _, s := range spans {
+		if r.DateExpand <= 0 || s.Precision < 1 {
+			continue
+		}
+		day := q
+		if day.Since.Before(s.From) {
+			day.Since = s.From
+		}
+		if day.Until.IsZero() || day.Until.After(s.To) {
+			day.Until = s.To
+		}
+		rows, err := src.Oldest(ctx, day, r.DateExpand)
+		if err != nil {
+			return nil, fmt.Errorf("reading observations of %s: %w", s.From.Format("2006-01-02"), err)
+		}
+		cands = addNew(cands, idx, rows)
+	}
+	for i := range cands {
+		cands[i].DateFit = DateScore(cands[i].Date, spans, r.DateWindow)
+	}
+	return cands, nil
+}

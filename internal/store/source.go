@@ -1,0 +1,175 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/search"
+)
+
+// source is the search.Source of one read-only transaction: the SQL the
+// ranking is built from.
+type source struct {
+	tx   *sqlx.Tx
+	base scope // the searched query, its file resolved
+}
+
+var _ search.Source = (*source)(nil)
+
+// scope returns q with its file filter resolved, reusing the searched
+// query's ids when q names the same file.
+func (s *source) scope(ctx context.Context, q search.Query) (scope, error) {
+	if q.File == s.base.File {
+		return scope{Query: q, fileIDs: s.base.fileIDs}, nil
+	}
+	return resolveScope(ctx, s.tx, q)
+}
+
+func (s *source) Match(ctx context.Context, q search.Query, k search.Kind, match string, weights []float64, n int) ([]search.Candidate, error) {
+	sc, err := s.scope(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	kt := kindTables[k]
+	where, args := filter(sc, k, "t")
+	bm := "bm25(" + kt.fts
+	for _, w := range weights {
+		bm += ", " + fmt.Sprint(w)
+	}
+	bm += ")"
+	sqlText := `SELECT t.id, t.session_id, t.created_at, ` + bm + ` AS score
+		FROM ` + kt.fts + ` JOIN ` + kt.table + ` t ON t.id = ` + kt.fts + `.rowid
+		WHERE ` + kt.fts + ` MATCH ? AND ` + where + ` ORDER BY score, t.id DESC LIMIT ?`
+	rows, err := s.tx.QueryContext(ctx, sqlText, append(append([]any{match}, args...), n)...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+	}
+	return candidateRows(rows, k, true)
+}
+
+func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) ([]int64, error) {
+	kt := kindTables[k]
+	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
+		ORDER BY rowid DESC LIMIT ?`, unit, n)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+	}
+	return ids, nil
+}
+
+func (s *source) IDRange(ctx context.Context, k search.Kind) (lo, hi int64, err error) {
+	kt := kindTables[k]
+	var span struct {
+		Lo int64 `db:"lo"`
+		Hi int64 `db:"hi"`
+	}
+	if err := s.tx.GetContext(ctx, &span, `SELECT coalesce((SELECT min(id) FROM `+kt.table+`), 0) AS lo,
+		coalesce((SELECT max(id) FROM `+kt.table+`), 0) AS hi`); err != nil {
+		return 0, 0, fmt.Errorf("reading %s ids: %w", kt.table, err)
+	}
+	return span.Lo, span.Hi, nil
+}
+
+func (s *source) Filter(ctx context.Context, q search.Query, k search.Kind, ids []int64) ([]search.Candidate, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	sc, err := s.scope(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	kt := kindTables[k]
+	where, args := filter(sc, k, "t")
+	query, inArgs, err := sqlx.In(`SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED WHERE t.id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.tx.QueryContext(ctx, query+` AND `+where, append(inArgs, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
+	}
+	return candidateRows(rows, k, false)
+}
+
+func (s *source) Oldest(ctx context.Context, q search.Query, n int) ([]search.Candidate, error) {
+	sc, err := s.scope(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	where, args := filter(sc, search.KindObservation, "t")
+	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
+		ORDER BY t.created_at, t.id LIMIT ?`, append(args, n)...)
+	if err != nil {
+		return nil, fmt.Errorf("listing observations: %w", err)
+	}
+	return candidateRows(rows, search.KindObservation, false)
+}
+
+func (s *source) Neighbours(ctx context.Context, q search.Query, c search.Candidate, n int) ([]search.Candidate, error) {
+	sc, err := s.scope(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	where, args := filter(sc, search.KindObservation, "t")
+	ms := toMillis(c.Date)
+	var out []search.Candidate
+	for _, side := range []string{
+		`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
+		`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
+	} {
+		rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
+			WHERE t.session_id = ? AND `+where+` AND `+side+` LIMIT ?`,
+			append(append([]any{c.Session}, args...), ms, ms, c.ID, n)...)
+		if err != nil {
+			return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
+		}
+		near, err := candidateRows(rows, search.KindObservation, false)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, near...)
+	}
+	return out, nil
+}
+
+func (s *source) Texts(ctx context.Context, k search.Kind, ids []int64) (map[int64]string, error) {
+	switch k {
+	case search.KindObservation:
+		obs, err := observationsByID(ctx, s.tx, ids)
+		if err != nil {
+			return nil, err
+		}
+		return textsOf(obs, observationText), nil
+	case search.KindSummary:
+		sums, err := summariesByID(ctx, s.tx, ids)
+		if err != nil {
+			return nil, err
+		}
+		return textsOf(sums, summaryText), nil
+	default:
+		ps, err := promptsByID(ctx, s.tx, ids)
+		if err != nil {
+			return nil, err
+		}
+		return textsOf(ps, func(p memory.Prompt) string { return p.Text }), nil
+	}
+}
+
+// textsOf maps records by id to their searchable text.
+func textsOf[T any](recs map[int64]T, text func(T) string) map[int64]string {
+	out := make(map[int64]string, len(recs))
+	for id, r := range recs {
+		out[id] = text(r)
+	}
+	return out
+}
+
+// kindTables names the table and full-text index of each kind.
+var kindTables = map[search.Kind]struct{ table, fts string }{
+	search.KindObservation: {"observations", "observations_fts"},
+	search.KindSummary:     {"summaries", "summaries_fts"},
+	search.KindPrompt:      {"prompts", "prompts_fts"},
+}
