@@ -5,11 +5,14 @@ package project
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/memhq/mem/internal/fsafe"
 )
 
 // Sources of a project identity, strongest first.
@@ -84,9 +87,16 @@ func findGit(dir string) (top, common string, err error) {
 	}
 }
 
+// Git's small files are read with fsafe, refusing FIFOs and devices and
+// bounding the size: a hostile repository must not stall or bloat a hook.
+const (
+	maxGitFile   = 64 << 10
+	maxGitConfig = 1 << 20
+)
+
 // readGitFile reads the "gitdir: PATH" of a worktree's or submodule's .git file.
 func readGitFile(p string) (string, error) {
-	b, err := os.ReadFile(p)
+	b, err := fsafe.ReadFile(p, maxGitFile)
 	if err != nil {
 		return "", err
 	}
@@ -104,7 +114,7 @@ func readGitFile(p string) (string, error) {
 
 // commonDir follows a worktree's commondir file to the main repository's git folder.
 func commonDir(gitdir string) string {
-	b, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	b, err := fsafe.ReadFile(filepath.Join(gitdir, "commondir"), maxGitFile)
 	if err != nil {
 		return gitdir
 	}
@@ -118,13 +128,12 @@ func commonDir(gitdir string) string {
 // remoteURL returns the url of remote "origin" in a git config file, or of
 // the first remote when there is no origin.
 func remoteURL(configPath string) string {
-	f, err := os.Open(configPath)
+	b, err := fsafe.ReadFile(configPath, maxGitConfig)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
 	var section, first, origin string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
