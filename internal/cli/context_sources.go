@@ -13,6 +13,7 @@ import (
 
 	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -43,9 +44,12 @@ func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*tri
 	return &triggers.Engine{Pending: db, Files: db, Search: db, Config: c, Now: now}, nil
 }
 
+// maxKeywordFile bounds a context.keywords file: its text goes into a prompt.
+const maxKeywordFile = 1 << 20
+
 // keywordPairs reads context.keywords: keyword=file entries, the file's
 // text being what a prompt with the keyword gets. Relative files are in the
-// config folder.
+// config folder; a FIFO, a device or a file over 1 MiB is refused.
 func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 	var out []triggers.Keyword
 	for _, item := range list {
@@ -62,9 +66,9 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 		if !filepath.IsAbs(file) {
 			file = filepath.Join(dir, file)
 		}
-		b, err := os.ReadFile(file)
+		b, err := fsafe.ReadFile(file, maxKeywordFile)
 		if err != nil {
-			return nil, invalid("context.keywords", "keyword=file entries naming readable files", item)
+			return nil, invalid("context.keywords", "keyword=file entries naming readable files of at most 1 MiB", item)
 		}
 		out = append(out, triggers.Keyword{Word: word, Text: string(b)})
 	}

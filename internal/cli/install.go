@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/install"
 )
 
@@ -100,7 +101,7 @@ func installTarget(app *App, agent, scope string, pathOf func(agent, scope strin
 	if err != nil {
 		return "", nil, usageErr(err)
 	}
-	before, err := os.ReadFile(path)
+	before, err := fsafe.ReadFile(path, 0)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", nil, fmt.Errorf("reading %s: %w", path, err)
 	}
