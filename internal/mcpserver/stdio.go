@@ -13,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MaxRequestBytes bounds one request line of the stdio transport. The
-// largest request mem serves, save_observation with every field at its
-// limit, is about 400 KB of JSON.
+// MaxRequestBytes bounds one request line of the stdio transport.
+// save_observation's subtitle and narrative are at most 64 KiB each, under
+// 1 MiB together even with every byte escaped as \u00XX.
 const MaxRequestBytes = 1 << 20
 
 // StdioTransport serves MCP over newline-delimited JSON on in and out, like
