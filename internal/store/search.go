@@ -311,11 +311,15 @@ func phraseBonus(ctx context.Context, tx *sqlx.Tx, k search.Kind, phrases []stri
 	if err != nil {
 		return err
 	}
+	split := make([]search.PhraseText, len(top))
+	for i, c := range top {
+		split[i] = search.NewPhraseText(texts[c.ID])
+	}
 	for _, ph := range phrases {
 		words := strings.Fields(strings.Trim(ph, `"*`))
 		var has []int
-		for i, c := range top {
-			if search.HasPhrase(texts[c.ID], words) {
+		for i := range top {
+			if split[i].Has(words) {
 				has = append(has, i)
 			}
 		}
