@@ -8,7 +8,7 @@ import (
 )
 
 // WhenForms lists what ParseWhen accepts, for help and error messages.
-const WhenForms = "an RFC 3339 time, a date (2026-01-31) or a relative age (90m, 36h, 7d, 2w)"
+const WhenForms = "an RFC 3339 time, a date (2026-01-31) or a relative age (90m, 36h, 7d, 2w) of at most 100 years"
 
 // MaxAge is the oldest relative age ParseWhen accepts.
 const MaxAge = 100 * 365 * 24 * time.Hour
