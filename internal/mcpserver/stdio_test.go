@@ -93,6 +93,8 @@ func TestBadRequestsKeepTheServerServing(t *testing.T) {
 		{"no method, no id", `{"jsonrpc":"2.0"}`, -32600, `null`},
 		{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, -32600, `null`},
 		{"unknown method", `{"jsonrpc":"2.0","id":"u","method":"nope/nothing"}`, -32601, `"u"`},
+		{"params not an object", `{"jsonrpc":"2.0","id":"p","method":"tools/call","params":"x"}`, -32602, `"p"`},
+		{"method not a string", `{"jsonrpc":"2.0","id":9,"method":5}`, -32600, `9`},
 	}
 	for i, tt := range tests {
 		send(tt.line)
@@ -106,9 +108,11 @@ func TestBadRequestsKeepTheServerServing(t *testing.T) {
 			t.Fatalf("after %s: the next call got %+v", tt.name, r)
 		}
 	}
-	// Blank lines are skipped, not answered.
+	// Blank lines and a response to nothing the server asked are not
+	// answered, and do not stop it.
 	send("")
 	send("   ")
+	send(`{"jsonrpc":"2.0","id":12345,"result":{}}`)
 	send(`{"jsonrpc":"2.0","id":"last","method":"tools/list"}`)
 	if r := next(); string(r.ID) != `"last"` || r.Error != nil {
 		t.Fatalf("after blank lines: %+v", r)
