@@ -159,8 +159,7 @@ func ContextSources() []string {
 // line (by key); the file is MEM_CONFIG or config.toml in the config folder.
 // A bad value is an error that names the key and what it accepts.
 func Load(getenv func(string) string, flags map[string]string) (*Config, error) {
-	c, _, err := load(getenv, flags, false)
-	return c, err
+	return load(getenv, flags, false)
 }
 
 // LoadLenient is Load for mem hook, which must keep working: a number or
@@ -169,10 +168,13 @@ func Load(getenv func(string) string, flags map[string]string) (*Config, error) 
 // is returned as skipped. Any other problem (an unreadable file, an unknown
 // key, a bad switch) is an error as with Load.
 func LoadLenient(getenv func(string) string, flags map[string]string) (c *Config, skipped, err error) {
-	return load(getenv, flags, true)
+	if c, err = load(getenv, flags, true); err != nil {
+		return nil, nil, err
+	}
+	return c, c.skipped, nil
 }
 
-func load(getenv func(string) string, flags map[string]string, lenient bool) (*Config, error, error) {
+func load(getenv func(string) string, flags map[string]string, lenient bool) (*Config, error) {
 	dirs := UserDirs(getenv)
 	c := &Config{values: map[string]Setting{}, keys: map[string]Key{}, lenient: lenient}
 	for _, k := range Keys(dirs) {
@@ -185,7 +187,7 @@ func load(getenv func(string) string, flags map[string]string, lenient bool) (*C
 		c.File = filepath.Join(dirs.Config, "config.toml")
 	}
 	if err := c.loadFile(explicit); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, k := range c.keys {
 		if k.Env == "" {
@@ -193,16 +195,16 @@ func load(getenv func(string) string, flags map[string]string, lenient bool) (*C
 		}
 		if v, ok := lookup(getenv, k.Env); ok {
 			if err := c.set(k.Name, v, SourceEnv, k.Env); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 	}
 	for name, v := range flags {
 		if err := c.set(name, v, SourceFlag, "--"+name); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return c, c.skipped, nil
+	return c, nil
 }
 
 func lookup(getenv func(string) string, name string) (string, bool) {

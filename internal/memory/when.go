@@ -33,10 +33,10 @@ func ParseWhen(field, s string, now time.Time) (time.Time, error) {
 	}
 	if n := len(s); n >= 2 {
 		unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour, 'w': 7 * 24 * time.Hour}[s[n-1]]
-		if v, err := strconv.ParseInt(s[:n-1], 10, 64); unit > 0 && (err == nil || errors.Is(err, strconv.ErrRange)) && !strings.HasPrefix(s, "-") {
-			// Beyond the limit the age would wrap around to a date in
-			// the future and silently select nothing.
-			if err != nil || v > int64(MaxAge/unit) {
+		if v, err := strconv.ParseUint(s[:n-1], 10, 64); unit > 0 && (err == nil || errors.Is(err, strconv.ErrRange)) {
+			// Past 292 years the age would wrap around to a date in the
+			// future and silently select nothing.
+			if err != nil || v > uint64(MaxAge/unit) {
 				return time.Time{}, Invalid(field, "a relative age of at most "+maxAgeText, s)
 			}
 			return now.Add(-time.Duration(v) * unit), nil
