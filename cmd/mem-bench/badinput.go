@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/termsafe"
@@ -19,8 +21,13 @@ type badCase struct {
 	what  string
 	args  []string
 	stdin string
-	hook  bool // a hook: exit 0 whatever happens, problems on stderr
+	hook  bool     // a hook: exit 0 whatever happens, problems on stderr
+	db    string   // the database, when not the suite's
+	env   []string // more environment (MEM_CONFIG=...)
 }
+
+// badTimeout is how long a bad input may take: a FIFO must never block.
+const badTimeout = 10 * time.Second
 
 // badInput feeds mem every bad input we could think of: each gets its exit
 // code, one line on stderr, and the data is untouched.
@@ -53,6 +60,11 @@ func (s *stress) badInput() error {
 	if err := os.Link(db, dbHard); err != nil {
 		return err
 	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	config := func(name, content string) []string { return []string{"MEM_CONFIG=" + write(name, content)} }
 	cases := []badCase{
 		{what: "unknown observation type", args: []string{"observe", "--session", "s1", "--type", "bogus", "--title", "t"}},
 		{what: "empty title", args: []string{"observe", "--session", "s1", "--type", "note", "--title", ""}},
@@ -94,6 +106,23 @@ func (s *stress) badInput() error {
 		{what: "hook: unknown agent", args: []string{"hook", "emacs"}, stdin: `{}`, hook: true},
 		{what: "hook: binary garbage on stdin", args: []string{"hook", "gemini"}, stdin: "\x00\xff\xfe", hook: true},
 		{what: "unknown flag", args: []string{"get", "--colour", "1"}},
+		{what: "--db names a FIFO: get", args: []string{"get", "1"}, db: fifo},
+		{what: "--db names a FIFO: search", args: []string{"search", "x"}, db: fifo},
+		{what: "--db names a FIFO: observe", args: []string{"observe", "--session", "s1", "--type", "note", "--title", "t"}, db: fifo},
+		{what: "--db names a FIFO: init", args: []string{"init"}, db: fifo},
+		{what: "--db names /dev/null", args: []string{"init"}, db: os.DevNull},
+		{what: "hook with --db naming a FIFO", args: []string{"hook", "claude"}, stdin: `{"session_id":"s1","hook_event_name":"SessionStart"}`, hook: true, db: fifo},
+		{what: "MEM_CONFIG names a FIFO", args: []string{"config", "show"}, env: []string{"MEM_CONFIG=" + fifo}},
+		{what: "hook with MEM_CONFIG naming a FIFO", args: []string{"hook", "claude"}, stdin: `{"session_id":"s1","hook_event_name":"SessionStart"}`, hook: true, env: []string{"MEM_CONFIG=" + fifo}},
+		{what: "import of a device", args: []string{"import", "/dev/zero"}},
+		{what: "config: budget = -1", args: []string{"config", "show"}, env: config("budget.toml", "[inject]\nbudget = -1\n")},
+		{what: "config: half_life = \"-1h\"", args: []string{"search", "x"}, env: config("half.toml", "[recall]\nhalf_life = \"-1h\"\n")},
+		{what: "config: weight.recency = nan", args: []string{"inject"}, env: config("nan.toml", "[recall]\nweight.recency = nan\n")},
+		{what: "config: min_relevance = 7", args: []string{"config", "show"}, env: config("rel.toml", "[context]\nmin_relevance = 7\n")},
+		{what: "config: prompt_budget = -5", args: []string{"config", "show"}, env: config("pb.toml", "[context]\nprompt_budget = -5\n")},
+		{what: "config: garbage bytes", args: []string{"config", "show"}, env: config("garbage.toml", "\x00a\vb\fc\u0085d\u2028e = 1\n\xff\xfe\n")},
+		{what: "--since past 100 years (15260w)", args: []string{"search", "--since", "15260w", "x"}},
+		{what: "--since past 100 years (15250w)", args: []string{"search", "--since", "15250w", "x"}},
 	}
 	sums := func() (string, error) {
 		d, err := store.Open(context.Background(), db, store.Options{NoMigrate: true})
@@ -117,7 +146,17 @@ func (s *stress) badInput() error {
 	}
 	var problems []string
 	for _, c := range cases {
-		r := s.run(db, []byte(c.stdin), c.args...)
+		cdb := db
+		if c.db != "" {
+			cdb = c.db
+		}
+		r, err := proc{Bin: s.mem, Args: c.args, Env: append(s.env(cdb), c.env...), Stdin: []byte(c.stdin), Dir: s.dir, Timeout: badTimeout}.run()
+		if err != nil {
+			r = run{Code: -1, Stderr: []byte(err.Error())}
+		}
+		if r.Wall >= badTimeout {
+			r.Stderr = append([]byte("killed after 10s\n"), r.Stderr...)
+		}
 		msg := strings.TrimSpace(string(r.Stderr))
 		s.badRows = append(s.badRows, [4]string{c.what, "mem " + shortArgs(c.args), fmt.Sprint(r.Code), firstLine(msg)})
 		want := 2
@@ -125,12 +164,14 @@ func (s *stress) badInput() error {
 			want = 0
 		}
 		switch {
+		case c.hook && r.Code == 0 && r.Wall > 3*time.Second: // its deadline of 2s, and the start of a process on a busy machine
+			problems = append(problems, fmt.Sprintf("%s: the hook answered after %v, past its deadline", c.what, r.Wall))
 		case c.hook && r.Code == 0 && len(bytes.TrimSpace(r.Stdout)) > 0 && !json.Valid(r.Stdout):
 			problems = append(problems, fmt.Sprintf("%s: invalid JSON reply %q", c.what, r.Stdout))
 		case c.hook && r.Code == 0:
 		case r.Code != want:
 			problems = append(problems, fmt.Sprintf("%s: exit %d, want %d (%s)", c.what, r.Code, want, firstLine(msg)))
-		case strings.Contains(msg, "\n"):
+		case strings.ContainsAny(msg, "\n\r\v\f\u0085\u2028\u2029"): // each breaks the line in a terminal
 			problems = append(problems, fmt.Sprintf("%s: more than one line on stderr", c.what))
 		case msg == "":
 			problems = append(problems, fmt.Sprintf("%s: nothing on stderr", c.what))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -30,13 +31,22 @@ type proc struct {
 	Env   []string
 	Stdin []byte
 	Dir   string
+	// Timeout kills the process after this long (0: never); a killed
+	// process has exit code -1.
+	Timeout time.Duration
 }
 
 // start runs p to completion and measures it from the parent's side, so
 // the figures include everything the process does: loading the binary,
 // opening the database, answering, exiting.
 func (p proc) run() (run, error) {
-	cmd := exec.Command(p.Bin, p.Args...)
+	ctx := context.Background()
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, p.Bin, p.Args...)
 	cmd.Env = p.Env
 	cmd.Dir = p.Dir
 	if p.Stdin != nil {

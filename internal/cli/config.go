@@ -12,6 +12,12 @@ func newConfigCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Inspect mem's configuration",
+		Long: `Inspect mem's configuration: command-line flags over environment variables over the config file
+(MEM_CONFIG, or config.toml in the config folder) over defaults. Every number and duration has a
+range (for example inject.budget 1 to 1000000, recall.weight.* 0 to 1, hook.deadline 50ms to 1m): a
+value outside it, or a config file that is not a regular file of at most 1 MiB, stops every command
+with exit 2 and one line naming the key and the range. mem hook keeps the default of such a number,
+logs the line, and goes on.`,
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "show",

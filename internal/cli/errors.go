@@ -37,6 +37,13 @@ func invalid(field, accepted, got string) error {
 	return usageErr(memory.Invalid(field, accepted, got))
 }
 
+// unusablePath reports a path given for field that cannot be used, such as a
+// FIFO or a device: exit 2, one line naming the field, what it accepts and
+// what the path is, the path never shortened.
+func unusablePath(field, accepted, path, why string, err error) error {
+	return &exitError{code: ExitUsage, msg: oneLine(fmt.Sprintf("%s: must be %s (got %q: %s)", field, accepted, path, why)), err: err}
+}
+
 // ExitCode maps an error to mem's exit codes: bad input, unknown ids,
 // files that cannot be used as a database and files mem refuses to read or
 // write (a link, FIFO or device, a place outside the project, a file too

@@ -89,14 +89,18 @@ func hookCall(args []string) int {
 }
 
 // hookLogger returns mem hook's logger, writing to the configured hook.log
-// when the configuration (also returned) can be read.
-func hookLogger(app *App, flags map[string]string) (*hook.Logger, *config.Config, error) {
+// when the configuration (also returned) can be read. A number or duration
+// out of its range keeps its default and is logged.
+func hookLogger(app *App, agent string, flags map[string]string) (*hook.Logger, *config.Config, error) {
 	log := &hook.Logger{Err: app.Err, Path: filepath.Join(config.UserDirs(app.Getenv).State, "hook.log"), Now: app.Now}
-	cfg, err := config.Load(app.Getenv, flags)
+	cfg, skipped, err := config.LoadLenient(app.Getenv, flags)
 	if err != nil {
 		return log, nil, err
 	}
 	log.Path = cfg.String("hook.log")
+	if skipped != nil {
+		log.Printf(hook.Event{Agent: agent}, "configuration: %v (using the default)", skipped)
+	}
 	return log, cfg, nil
 }
 
@@ -104,7 +108,7 @@ func hookLogger(app *App, flags map[string]string) (*hook.Logger, *config.Config
 // line cobra did not accept, so the hook never ran.
 func hookRefused(app *App, args []string, at int, err error) {
 	agent, flags := hookArgs(append(append([]string{}, args[:at]...), args[at+1:]...))
-	log, _, _ := hookLogger(app, flags)
+	log, _, _ := hookLogger(app, agent, flags)
 	why := "not understood"
 	if err != nil {
 		why = err.Error()
@@ -115,7 +119,7 @@ func hookRefused(app *App, args []string, at int, err error) {
 func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 	agent, flags := hookArgs(args)
 	fail := hook.Event{Agent: agent}
-	log, cfg, err := hookLogger(app, flags)
+	log, cfg, err := hookLogger(app, agent, flags)
 	defer func() {
 		if p := recover(); p != nil {
 			log.Printf(fail, "panic: %v", p)

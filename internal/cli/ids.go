@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/memhq/mem/internal/fsafe"
 )
 
 // recordRef is a parsed record id: an observation (123, #123), a summary
@@ -44,12 +48,17 @@ func parseRef(s string) (recordRef, error) {
 	return r, nil
 }
 
-// readFileArg reads a file named on the command line, reporting a missing or
-// unreadable one as bad input.
-func readFileArg(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// openFileArg opens a file named on the command line for reading: a regular
+// file or a pipe (process substitution works); a missing or unreadable file,
+// a device or a directory is bad input. The open never blocks.
+func openFileArg(field, path string) (*os.File, error) {
+	f, err := fsafe.OpenStream(path)
 	if err != nil {
-		return nil, invalid("file", "a readable file", path)
+		why := err.Error()
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+		return nil, unusablePath(field, "a readable file or pipe", path, why, err)
 	}
-	return b, nil
+	return f, nil
 }

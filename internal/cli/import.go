@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -19,7 +18,8 @@ func newImportCmd(app *App) *cobra.Command {
 		Short: "Read memory from JSON Lines: all of the file or, on a bad line, nothing",
 		Long: `Import a JSON Lines file written by mem export (- reads stdin). Sessions are matched by id and
 everything else by uuid, so importing the same file twice adds nothing. A bad line stops the import
-with its line number, and nothing of the file is written.`,
+with its line number, and nothing of the file is written. FILE may be a pipe, such as <(zcat
+memory.jsonl.gz); a FIFO that nothing writes to reads as empty. Devices are refused.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runImport(cmd.Context(), app, args[0])
@@ -32,14 +32,11 @@ func runImport(ctx context.Context, app *App, src string) error {
 	if src != "-" {
 		// Streamed, not read whole: Decode keeps each line, and a second
 		// copy of a 100k-observation file cost 120 MB of peak memory.
-		f, err := os.Open(src)
+		f, err := openFileArg("file", src)
 		if err != nil {
-			return invalid("file", "a readable file", src)
+			return err
 		}
 		defer f.Close()
-		if fi, err := f.Stat(); err != nil || fi.IsDir() {
-			return invalid("file", "a readable file", src)
-		}
 		r = f
 	}
 	recs, err := interchange.Decode(r)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"io"
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +26,11 @@ func newMCPCmd(app *App) *cobra.Command {
 save_observation and recent_context, and resources mem://context/auto, mem://context/session/{id} and
 mem://context/file/{path}. Stdout carries only the protocol; logs go to stderr. Observations are saved
 in the session given by --session (env MEM_SESSION), or else in a session of the server's own created
-in the current project at the first save. Register it with an agent with mem install-mcp.`,
+in the current project at the first save. Register it with an agent with mem install-mcp.
+
+One request is one line of JSON of at most 1 MiB. A longer line, a line that is not JSON, a batch or
+anything that is not a JSON-RPC 2.0 message is answered with a JSON-RPC error (-32700 or -32600) and
+the server goes on serving; the command ends when stdin closes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("session") {
@@ -66,19 +69,9 @@ func runMCP(ctx context.Context, app *App, o mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	var t mcp.Transport = &mcp.IOTransport{Reader: nopReadCloser{app.In}, Writer: nopWriteCloser{app.Out}}
+	t := mcpserver.StdioTransport(app.In, app.Out, 0)
 	if o.Verbose {
 		t = &mcp.LoggingTransport{Transport: t, Writer: app.Err}
 	}
 	return srv.Run(ctx, t)
 }
-
-// The server must not close the process's own stdin and stdout: the command
-// ends when the client closes its end.
-type nopReadCloser struct{ io.Reader }
-
-func (nopReadCloser) Close() error { return nil }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,11 +112,12 @@ func printAdded(app *App, a store.Added) error {
 func readObserveInput(app *App, src string) (observeInput, error) {
 	var r io.Reader = app.In
 	if src != "-" {
-		b, err := readFileArg(src)
+		f, err := openFileArg("--input", src)
 		if err != nil {
 			return observeInput{}, err
 		}
-		r = bytes.NewReader(b)
+		defer f.Close()
+		r = f
 	}
 	dec := json.NewDecoder(io.LimitReader(r, 16<<20))
 	dec.DisallowUnknownFields()

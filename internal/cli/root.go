@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/store"
@@ -236,6 +237,9 @@ func oneLine(s string) string {
 func dbError(path string, err error) error {
 	switch {
 	case errors.Is(err, store.ErrIsDirectory), errors.Is(err, store.ErrNotDatabase):
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			return unusablePath("--db", "a SQLite database file or a new file name", path, "it is "+fsafe.Kind(fi.Mode()), err)
+		}
 		return invalid("--db", "a SQLite database file or a new file name", path+": "+rootCause(err))
 	case errors.Is(err, store.ErrNewerSchema):
 		return usageErr(fmt.Errorf("--db: %w; upgrade mem to use it", err))

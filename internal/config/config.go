@@ -4,8 +4,9 @@
 package config
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 )
 
@@ -56,6 +58,9 @@ type Config struct {
 	File   string
 	values map[string]Setting
 	keys   map[string]Key
+	// lenient: a bad number or duration is skipped (LoadLenient).
+	lenient bool
+	skipped error
 }
 
 // Dirs are the user folders defaults are built from.
@@ -119,6 +124,30 @@ func Keys(d Dirs) []Key {
 	}
 }
 
+// Range bounds a number or duration setting, both ends included; durations
+// are in nanoseconds (time.Duration). A value outside is refused with the
+// range, and so are NaN and infinities.
+type Range struct{ Min, Max float64 }
+
+// Ranges bounds every number and duration key of Keys.
+var Ranges = map[string]Range{
+	"inject.budget":            {1, 1_000_000},
+	"inject.compact_budget":    {1, 1_000_000},
+	"inject.max_chars":         {1, 1_000_000},
+	"recall.half_life":         {float64(time.Minute), float64(10 * 365 * 24 * time.Hour)},
+	"recall.weight.recency":    {0, 1},
+	"recall.weight.importance": {0, 1},
+	"recall.weight.agent_type": {0, 1},
+	"recall.weight.keyword":    {0, 1},
+	"hook.deadline":            {float64(50 * time.Millisecond), float64(time.Minute)},
+	"summarize.timeout":        {float64(time.Second), float64(24 * time.Hour)},
+	"summarize.idle":           {float64(time.Minute), float64(365 * 24 * time.Hour)},
+	"context.min_relevance":    {0, 1},
+	"context.prompt_budget":    {1, 100_000},
+	"context.file_budget":      {1, 100_000},
+	"context.carry_over":       {0, 100},
+}
+
 // ContextSources returns the built-in pending-context sources; each is
 // switched by the bool key context.<name with - as _>.
 func ContextSources() []string {
@@ -128,9 +157,26 @@ func ContextSources() []string {
 
 // Load builds the configuration. flags holds the values set on the command
 // line (by key); the file is MEM_CONFIG or config.toml in the config folder.
+// A bad value is an error that names the key and what it accepts.
 func Load(getenv func(string) string, flags map[string]string) (*Config, error) {
+	return load(getenv, flags, false)
+}
+
+// LoadLenient is Load for mem hook, which must keep working: a number or
+// duration that is not one or is out of its range keeps the value it had
+// (the default, or the one from a lower layer), and the first such problem
+// is returned as skipped. Any other problem (an unreadable file, an unknown
+// key, a bad switch) is an error as with Load.
+func LoadLenient(getenv func(string) string, flags map[string]string) (c *Config, skipped, err error) {
+	if c, err = load(getenv, flags, true); err != nil {
+		return nil, nil, err
+	}
+	return c, c.skipped, nil
+}
+
+func load(getenv func(string) string, flags map[string]string, lenient bool) (*Config, error) {
 	dirs := UserDirs(getenv)
-	c := &Config{values: map[string]Setting{}, keys: map[string]Key{}}
+	c := &Config{values: map[string]Setting{}, keys: map[string]Key{}, lenient: lenient}
 	for _, k := range Keys(dirs) {
 		c.keys[k.Name] = k
 		c.values[k.Name] = Setting{Key: k.Name, Value: k.Default, Source: SourceDefault}
@@ -166,23 +212,27 @@ func lookup(getenv func(string) string, name string) (string, bool) {
 	return v, v != ""
 }
 
+// maxFileBytes bounds the config file; a real one is a few hundred bytes.
+const maxFileBytes = 1 << 20
+
 // loadFile reads a flat TOML subset: [section] headers, key = value lines
-// (strings quoted or bare, numbers, booleans) and # comments.
+// (strings quoted or bare, numbers, booleans) and # comments. A FIFO, a
+// device or a file over 1 MiB is refused before anything is read.
 func (c *Config) loadFile(mustExist bool) error {
-	f, err := os.Open(c.File)
+	b, err := fsafe.ReadFile(c.File, maxFileBytes)
 	if err != nil {
-		if os.IsNotExist(err) && !mustExist {
+		if errors.Is(err, fs.ErrNotExist) && !mustExist {
 			return nil
+		}
+		if errors.Is(err, fsafe.ErrNotRegular) || errors.Is(err, fsafe.ErrTooLarge) {
+			return fmt.Errorf("%w: %w", memory.Invalid("config file", "a regular file of at most 1 MiB", c.File), err)
 		}
 		return fmt.Errorf("reading config file: %w", err)
 	}
-	defer f.Close()
 	section := ""
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(stripComment(sc.Text()))
+	for i, raw := range strings.Split(string(b), "\n") {
+		n := i + 1
+		line := strings.TrimSpace(stripComment(raw))
 		if line == "" {
 			continue
 		}
@@ -202,7 +252,7 @@ func (c *Config) loadFile(mustExist bool) error {
 			return err
 		}
 	}
-	return sc.Err()
+	return nil
 }
 
 func stripComment(s string) string {
@@ -242,37 +292,68 @@ func unquote(v string) string {
 func (c *Config) set(name, v, source, detail string) error {
 	k, ok := c.keys[name]
 	if !ok {
-		return memory.Invalid("config key "+name+" ("+detail+")", "one of "+strings.Join(c.names(), ", "), name)
+		// The name is quoted: a garbage file may hold control characters.
+		return memory.Invalid("config key ("+detail+")", "one of "+strings.Join(c.names(), ", "), name)
 	}
 	if err := check(k, v); err != nil {
-		return memory.Invalid(name+" ("+detail+")", err.Error(), v)
+		bad := memory.Invalid(name+" ("+detail+")", err.Error(), v)
+		if c.lenient && (k.Kind == KindInt || k.Kind == KindFloat || k.Kind == KindDuration) {
+			if c.skipped == nil {
+				c.skipped = bad
+			}
+			return nil
+		}
+		return bad
 	}
 	c.values[name] = Setting{Key: name, Value: v, Source: source, Detail: detail}
 	return nil
 }
 
 func check(k Key, v string) error {
-	var err error
+	var (
+		n   float64
+		err error
+	)
 	switch k.Kind {
 	case KindInt:
-		_, err = strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("a whole number")
-		}
+		var i int
+		i, err = strconv.Atoi(v)
+		n = float64(i)
 	case KindFloat:
-		if _, err = strconv.ParseFloat(v, 64); err != nil {
-			return fmt.Errorf("a number")
-		}
+		n, err = strconv.ParseFloat(v, 64)
 	case KindBool:
-		if _, err = strconv.ParseBool(v); err != nil {
-			return fmt.Errorf("true or false")
-		}
+		_, err = strconv.ParseBool(v)
 	case KindDuration:
-		if _, err = time.ParseDuration(v); err != nil {
-			return fmt.Errorf("a duration such as 500ms, 2s or 168h")
-		}
+		var d time.Duration
+		d, err = time.ParseDuration(v)
+		n = float64(d)
 	}
-	return nil
+	r, bounded := Ranges[k.Name]
+	if err == nil && (!bounded || n >= r.Min && n <= r.Max) { // NaN is in no range
+		return nil
+	}
+	what := map[string]string{KindInt: "a whole number", KindFloat: "a number", KindBool: "true or false",
+		KindDuration: "a duration such as 500ms, 2s or 168h"}[k.Kind]
+	if !bounded {
+		return errors.New(what)
+	}
+	if k.Kind == KindDuration {
+		what = "a duration"
+	}
+	bound := func(f float64) string {
+		if k.Kind != KindDuration {
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		d := time.Duration(f).String()
+		if strings.HasSuffix(d, "m0s") {
+			d = strings.TrimSuffix(d, "0s")
+		}
+		if strings.HasSuffix(d, "h0m") {
+			d = strings.TrimSuffix(d, "0m")
+		}
+		return d
+	}
+	return fmt.Errorf("%s from %s to %s", what, bound(r.Min), bound(r.Max))
 }
 
 func (c *Config) names() []string {

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,98 @@ func TestDefaultsFollowXDG(t *testing.T) {
 	}
 	if got := c.String("hook.log"); got != "/h/.local/state/mem/hook.log" {
 		t.Errorf("hook.log default %q", got)
+	}
+}
+
+// TestRanges: every number and duration has a range; a value outside it,
+// NaN or an infinity is refused with the key and the range, whichever
+// layer it comes from, and the bounds themselves are accepted.
+func TestRanges(t *testing.T) {
+	dir := t.TempDir()
+	for _, k := range Keys(Dirs{}) {
+		if k.Kind == KindInt || k.Kind == KindFloat || k.Kind == KindDuration {
+			if _, ok := Ranges[k.Name]; !ok {
+				t.Errorf("%s has no range", k.Name)
+			}
+			if err := check(k, k.Default); err != nil {
+				t.Errorf("%s: default %s out of its range: %v", k.Name, k.Default, err)
+			}
+		}
+	}
+	tests := []struct{ key, value, want string }{
+		{"inject.budget", "-1", "inject.budget (file:1): must be a whole number from 1 to 1000000"},
+		{"inject.budget", "0", "from 1 to 1000000"},
+		{"inject.budget", "1000001", "from 1 to 1000000"},
+		{"inject.max_chars", "99999999999999999999", "a whole number from 1 to 1000000"},
+		{"recall.half_life", `"-1h"`, "recall.half_life (file:1): must be a duration from 1m to 87600h"},
+		{"recall.half_life", "0s", "from 1m to 87600h"},
+		{"recall.weight.recency", "nan", "recall.weight.recency (file:1): must be a number from 0 to 1"},
+		{"recall.weight.keyword", "inf", "from 0 to 1"},
+		{"recall.weight.keyword", "-0.1", "from 0 to 1"},
+		{"context.min_relevance", "7", "context.min_relevance (file:1): must be a number from 0 to 1"},
+		{"context.prompt_budget", "-5", "context.prompt_budget (file:1): must be a whole number from 1 to 100000"},
+		{"context.carry_over", "101", "from 0 to 100"},
+		{"hook.deadline", "1ms", "hook.deadline (file:1): must be a duration from 50ms to 1m"},
+		{"summarize.timeout", "0s", "from 1s to 24h"},
+		{"summarize.idle", "-2h", "from 1m to 8760h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
+			file := filepath.Join(dir, "file")
+			os.WriteFile(file, []byte(tt.key+" = "+tt.value+"\n"), 0o644)
+			_, err := Load(env(map[string]string{"HOME": dir, "MEM_CONFIG": file}), nil)
+			if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), file, "file"), tt.want) {
+				t.Fatalf("err %v; want it to say %q", err, tt.want)
+			}
+			// The hook keeps the default and reports the value it skipped.
+			c, skipped, err := LoadLenient(env(map[string]string{"HOME": dir, "MEM_CONFIG": file}), nil)
+			if err != nil || skipped == nil || !strings.Contains(skipped.Error(), tt.key) {
+				t.Fatalf("lenient: skipped %v, err %v", skipped, err)
+			}
+			if s := c.Get(tt.key); s.Source != SourceDefault {
+				t.Errorf("lenient: %s = %q from %s, want the default", tt.key, s.Value, s.Source)
+			}
+		})
+	}
+	for _, ok := range []struct{ key, value string }{
+		{"inject.budget", "1"}, {"inject.budget", "1000000"}, {"recall.weight.recency", "0"},
+		{"recall.weight.recency", "1"}, {"hook.deadline", "50ms"}, {"hook.deadline", "1m"},
+		{"recall.half_life", "87600h"}, {"context.carry_over", "0"},
+	} {
+		file := filepath.Join(dir, "ok")
+		os.WriteFile(file, []byte(ok.key+" = "+ok.value+"\n"), 0o644)
+		if _, err := Load(env(map[string]string{"HOME": dir, "MEM_CONFIG": file}), nil); err != nil {
+			t.Errorf("%s = %s refused: %v", ok.key, ok.value, err)
+		}
+	}
+	// From the environment too.
+	if _, err := Load(env(map[string]string{"HOME": dir, "MEM_HOOK_DEADLINE": "-1s"}), nil); err == nil ||
+		!strings.Contains(err.Error(), "hook.deadline (MEM_HOOK_DEADLINE): must be a duration from 50ms to 1m") {
+		t.Errorf("MEM_HOOK_DEADLINE=-1s: %v", err)
+	}
+}
+
+// TestLenientKeepsSwitchesStrict: a hook skips a bad number, but a bad
+// switch or an unknown key still stops it, so a typo never turns capture on.
+func TestLenientKeepsSwitchesStrict(t *testing.T) {
+	dir := t.TempDir()
+	for _, body := range []string{"[capture]\nenabled = nope", "colour = 1", "db"} {
+		file := filepath.Join(dir, "c.toml")
+		os.WriteFile(file, []byte(body), 0o644)
+		if _, _, err := LoadLenient(env(map[string]string{"HOME": dir, "MEM_CONFIG": file}), nil); err == nil {
+			t.Errorf("%q accepted", body)
+		}
+	}
+}
+
+// TestGarbageIsOneLine: control characters and line separators in a garbage
+// file never reach the message unquoted.
+func TestGarbageIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.toml")
+	os.WriteFile(file, []byte("a\vb\fc\u0085d\u2028e\r = 1\n"), 0o644)
+	_, err := Load(env(map[string]string{"HOME": dir, "MEM_CONFIG": file}), nil)
+	if err == nil || strings.ContainsAny(err.Error(), "\v\f\r\n\u0085\u2028") {
+		t.Fatalf("err %q", err)
 	}
 }

@@ -47,6 +47,10 @@ func kind(m fs.FileMode) string {
 	}
 }
 
+// Kind names what a file of mode m is ("a FIFO", "a device", ...), for
+// messages about a path that is not a regular file.
+func Kind(m fs.FileMode) string { return kind(m) }
+
 // notRegular wraps ErrNotRegular with what the path is.
 func notRegular(path string, m fs.FileMode) error {
 	return &fs.PathError{Op: "refusing", Path: path, Err: fmt.Errorf("%w: it is %s", ErrNotRegular, kind(m))}
@@ -150,6 +154,27 @@ func Open(path string) (*os.File, error) {
 	if err := checkOpen(f, path); err != nil {
 		f.Close()
 		return nil, err
+	}
+	return f, nil
+}
+
+// OpenStream opens path for reading when it is a regular file or a pipe: a
+// FIFO, or the /dev/fd/N a shell's process substitution passes. Devices,
+// sockets and directories are refused. The open never blocks: a FIFO that
+// nothing writes to reads as empty, like a closed standard input.
+func OpenStream(path string) (*os.File, error) {
+	f, err := openNonBlocking(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeNamedPipe == 0 {
+		f.Close()
+		return nil, notRegular(path, fi.Mode())
 	}
 	return f, nil
 }

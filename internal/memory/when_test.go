@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,10 +23,19 @@ func TestParseWhen(t *testing.T) {
 		{in: "yesterday", bad: true},
 		{in: "-3d", bad: true},
 		{in: "5y", bad: true},
+		// Ages up to 100 years; beyond, the refusal names the limit (an
+		// age past 292 years used to wrap into the future).
+		{in: "5214w", want: now.Add(-5214 * 7 * 24 * time.Hour)},
+		{in: "36500d", want: now.Add(-36500 * 24 * time.Hour)},
+		{in: "5215w", bad: true},
+		{in: "15250w", bad: true},
+		{in: "15260w", bad: true},
+		{in: "52560001m", bad: true},
+		{in: "99999999999999999999d", bad: true},
 	} {
 		got, err := ParseWhen("since", tc.in, now)
 		if tc.bad {
-			if !IsInvalid(err) {
+			if !IsInvalid(err) || strings.HasSuffix(tc.in, "w") && !strings.Contains(err.Error(), "at most 100 years") {
 				t.Errorf("ParseWhen(%q) = %v, %v; want a validation error", tc.in, got, err)
 			}
 			continue

@@ -5,6 +5,7 @@ package project
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -90,9 +91,12 @@ func findGit(dir string) (top, common string, err error) {
 	}
 }
 
-// maxGitFile bounds the small files under .git read here. They are read
-// with fsafe, so that a repository shipping a FIFO there cannot block a hook.
-const maxGitFile = 64 << 10
+// Git's small files are read with fsafe, refusing FIFOs and devices and
+// bounding the size: a hostile repository must not stall or bloat a hook.
+const (
+	maxGitFile   = 64 << 10
+	maxGitConfig = 1 << 20
+)
 
 // readGitFile reads the "gitdir: PATH" of a worktree's or submodule's .git file.
 func readGitFile(p string) (string, error) {
@@ -128,13 +132,12 @@ func commonDir(gitdir string) string {
 // remoteURL returns the url of remote "origin" in a git config file, or of
 // the first remote when there is no origin.
 func remoteURL(configPath string) string {
-	f, err := fsafe.Open(configPath)
+	b, err := fsafe.ReadFile(configPath, maxGitConfig)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
 	var section, first, origin string
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,8 +69,50 @@ func TestMatchIsAlwaysQuoted(t *testing.T) {
 
 func TestMatchCapsLongInput(t *testing.T) {
 	p := Parse(nasty[len(nasty)-1] + strings.Repeat(" word", 1000) + " unique1 unique2")
-	if len(p.Terms) > MaxTerms || len(p.Phrases) > MaxTerms/4 {
-		t.Errorf("%d terms, %d phrases; want at most %d, %d", len(p.Terms), len(p.Phrases), MaxTerms, MaxTerms/4)
+	units := len(p.Units(MatchOptions{}))
+	if len(p.Terms) > MaxTerms || len(p.Phrases) > MaxPhrases || units > MaxUnits+MaxPhrases {
+		t.Errorf("%d terms, %d phrases, %d strings; want at most %d, %d, %d", len(p.Terms), len(p.Phrases), units,
+			MaxTerms, MaxPhrases, MaxUnits+MaxPhrases)
+	}
+}
+
+// TestLongTextKeepsItsRareWords: a pasted log is cut to its most
+// distinctive words, in their order: the words and identifiers it has once
+// or twice, not its boilerplate, its numbers or its first words.
+func TestLongTextKeepsItsRareWords(t *testing.T) {
+	var log strings.Builder
+	for i := 0; i < 120; i++ {
+		fmt.Fprintf(&log, "2026-03-%02dT12:%02d:00Z INFO worker request handled status=200 took=%dms id=%d\n", i%28+1, i%60, i*7, 1000+i)
+		if i == 40 {
+			log.WriteString("2026-03-13T12:40:00Z ERROR worker PriceThumbnail failed: checksum mismatch in ledgerCompaction\n")
+		}
+	}
+	text := log.String()
+	if len(text) < 8<<10 {
+		t.Fatalf("the log is only %d bytes", len(text))
+	}
+	p := Parse(text)
+	var got []string
+	for _, term := range p.Terms {
+		got = append(got, term.Text)
+	}
+	want := []string{"pricethumbnail", "checksum", "mismatch", "ledgercompaction"}
+	i := 0
+	for _, w := range got {
+		if i < len(want) && w == want[i] {
+			i++
+		}
+	}
+	if i < len(want) {
+		t.Errorf("kept %q; want %q among them in that order", got, want)
+	}
+	if len(p.Terms) > MaxTerms || len(p.Units(MatchOptions{})) > MaxUnits+MaxPhrases {
+		t.Errorf("%d terms, %d strings", len(p.Terms), len(p.Units(MatchOptions{})))
+	}
+	// A question of ordinary length is kept whole.
+	q := "why did the PriceThumbnail job fail with a checksum mismatch after the ledger compaction on Tuesday night"
+	if p := Parse(q); len(p.Terms) == 0 || p.Terms[len(p.Terms)-1].Text != "night" {
+		t.Errorf("Parse(%q) kept %+v, want every word", q, p.Terms)
 	}
 }
 

@@ -183,11 +183,15 @@ func phraseBonus(ctx context.Context, src Source, k Kind, phrases []string, cand
 	if err != nil {
 		return err
 	}
+	split := make([]PhraseText, len(top))
+	for i, c := range top {
+		split[i] = NewPhraseText(texts[c.ID])
+	}
 	for _, ph := range phrases {
 		words := strings.Fields(strings.Trim(ph, `"*`))
 		var has []int
-		for i, c := range top {
-			if HasPhrase(texts[c.ID], words) {
+		for i := range top {
+			if split[i].Has(words) {
 				has = append(has, i)
 			}
 		}

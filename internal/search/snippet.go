@@ -106,21 +106,44 @@ func Snippet(text string, query []string, maxWords int) string {
 // written as one identifier (parse dsn matches parseDSN and parse_dsn).
 // Words compare by light stem.
 func HasPhrase(text string, words []string) bool {
+	return NewPhraseText(text).Has(words)
+}
+
+// PhraseText is a text split and stemmed once, to look for many phrases.
+type PhraseText struct {
+	toks, stems []string
+}
+
+// NewPhraseText splits text by Words and stems its words.
+func NewPhraseText(text string) PhraseText {
+	toks := Words(text)
+	stems := make([]string, len(toks))
+	for i, t := range toks {
+		stems[i] = stem(t)
+	}
+	return PhraseText{toks, stems}
+}
+
+// Has is HasPhrase for the text.
+func (p PhraseText) Has(words []string) bool {
 	if len(words) == 0 {
 		return false
 	}
 	joined := strings.Join(words, "")
-	toks := Words(text)
-	for i := range toks {
-		if toks[i] == joined {
+	ws := make([]string, len(words))
+	for i, w := range words {
+		ws[i] = stem(w)
+	}
+	for i := range p.toks {
+		if p.toks[i] == joined {
 			return true
 		}
-		if i+len(words) > len(toks) {
+		if i+len(ws) > len(p.toks) {
 			continue
 		}
 		ok := true
-		for j, w := range words {
-			if stem(toks[i+j]) != stem(w) {
+		for j, w := range ws {
+			if p.stems[i+j] != w {
 				ok = false
 				break
 			}

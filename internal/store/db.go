@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/memhq/mem/internal/fsafe"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -143,7 +144,7 @@ func (k keepWAL) Connect(ctx context.Context) (driver.Conn, error) {
 // inWALMode reports whether path is a SQLite file already switched to WAL
 // mode (header bytes 18 and 19 are 2), so opening it changes nothing.
 func inWALMode(path string) bool {
-	f, err := os.Open(path)
+	f, err := fsafe.Open(path)
 	if err != nil {
 		return false
 	}
@@ -155,8 +156,9 @@ func inWALMode(path string) bool {
 	return head[18] == 2 && head[19] == 2
 }
 
-// checkPath rejects a directory or a non-SQLite file before SQLite sees it,
-// so the file is left untouched, and creates the parent folder of a new file.
+// checkPath rejects a directory, a FIFO, a device, a socket or a non-SQLite
+// file before SQLite sees it, so the file is left untouched and nothing
+// blocks on it, and creates the parent folder of a new file.
 func checkPath(path string) error {
 	if path == "" {
 		return errors.New("database path is empty")
@@ -165,11 +167,18 @@ func checkPath(path string) error {
 	switch {
 	case err == nil && fi.IsDir():
 		return fmt.Errorf("database %s: %w", path, ErrIsDirectory)
+	case err == nil && !fi.Mode().IsRegular():
+		// Opening a FIFO waits for a writer forever; a device is no file.
+		return fmt.Errorf("database %s: %w (it is %s)", path, ErrNotDatabase, fsafe.Kind(fi.Mode()))
 	case err == nil:
 		if fi.Size() == 0 {
 			return nil
 		}
-		f, err := os.Open(path)
+		f, err := fsafe.Open(path)
+		if errors.Is(err, fsafe.ErrNotRegular) {
+			// Swapped for something else since the Stat.
+			return fmt.Errorf("database %s: %w: %w", path, ErrNotDatabase, err)
+		}
 		if err != nil {
 			return fmt.Errorf("opening database %s: %w", path, mapOSError(err))
 		}

@@ -216,3 +216,44 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+// TestPastedLogFindsItsRareWords: a pasted log of 10 KB is cut to its most
+// distinctive words before it reaches FTS5, and still finds the rows that
+// share its rare words rather than those that share its boilerplate.
+func TestPastedLogFindsItsRareWords(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	if _, _, err := db.StartSession(ctx, memory.Session{ID: "s", Project: "p", Agent: "test", StartedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	var rare int64
+	for i := 0; i < 60; i++ {
+		o := memory.Observation{SessionID: "s", Type: memory.TypeNote, CreatedAt: t0.Add(time.Duration(i) * time.Minute),
+			Title:     fmt.Sprintf("Worker request handled with status 200 on 2026-03-%02d", i%28+1),
+			Narrative: "The worker logs INFO for every request it handled, with the status and the time it took."}
+		if i == 30 {
+			o.Title, o.Narrative = "PriceThumbnail fails with a checksum mismatch", "ledgerCompaction rewrote the thumbnails."
+		}
+		a, err := db.AddObservation(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 30 {
+			rare = a.ID
+		}
+	}
+	var log strings.Builder
+	for i := 0; log.Len() < 10<<10; i++ {
+		fmt.Fprintf(&log, "2026-03-%02dT12:%02d:00Z INFO worker request handled status=200 took=%dms id=%d\n", i%28+1, i%60, i*7, 1000+i)
+		if i == 40 {
+			log.WriteString("2026-03-13T12:40:00Z ERROR worker PriceThumbnail failed: checksum mismatch in ledgerCompaction\n")
+		}
+	}
+	hits, err := db.Search(ctx, search.Query{Text: log.String(), Project: "p", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].ID != rare {
+		t.Errorf("hits %v; want #%d first", hitRefs(hits), rare)
+	}
+}
