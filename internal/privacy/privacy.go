@@ -23,7 +23,8 @@ func Filter(text string) string {
 	return Redact(StripPrivate(text))
 }
 
-// StripPrivate removes every <private>...</private> part. Text without an
+// StripPrivate removes every <private>...</private> part, up to the close
+// tag that matches its opening when parts nest. Text without an
 // opening tag comes back as it is, without a copy, so calling it on a whole
 // large text before cutting it costs one scan.
 func StripPrivate(text string) string {
@@ -40,12 +41,11 @@ func StripPrivate(text string) string {
 			break
 		}
 		b.WriteString(text[i : i+j])
-		rest := i + j + len(openTag)
-		k := strings.Index(lower[rest:], closeTag)
-		if k < 0 {
+		end := privateEnd(lower, i+j+len(openTag))
+		if end < 0 {
 			break
 		}
-		i = rest + k + len(closeTag)
+		i = end
 		// Keep one space where the removed part sat between two words.
 		if i < len(text) && text[i] == ' ' && b.Len() > 0 && strings.HasSuffix(b.String(), " ") {
 			i++
@@ -58,6 +58,33 @@ func StripPrivate(text string) string {
 		return StripPrivate(out)
 	}
 	return out
+}
+
+// privateEnd returns where the private part that opened before from ends:
+// after the close tag that matches its opening, counting the tags nested in
+// it, or -1 when it is never closed. lower is the text in ASCII lower case.
+func privateEnd(lower string, from int) int {
+	// Each search starts where the last tag of its kind was found, so that
+	// many tags cost one pass.
+	next := func(tag string, at int) int {
+		if k := strings.Index(lower[at:], tag); k >= 0 {
+			return at + k
+		}
+		return -1
+	}
+	o, c := next(openTag, from), next(closeTag, from)
+	for depth := 1; c >= 0; {
+		if o >= 0 && o < c {
+			depth++
+			o = next(openTag, o+len(openTag))
+			continue
+		}
+		if depth--; depth == 0 {
+			return c + len(closeTag)
+		}
+		c = next(closeTag, c+len(closeTag))
+	}
+	return -1
 }
 
 // HasPrivate reports whether text holds a <private> tag, in any case.

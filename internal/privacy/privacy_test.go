@@ -109,3 +109,50 @@ func TestCutsSplitNoSecret(t *testing.T) {
 		})
 	}
 }
+
+// privateNest builds a private part nested depth deep, with siblings parts
+// at each level inside it; every word it holds but the tags ends in SECRET.
+func privateNest(open, close string, depth, siblings int, sep string) string {
+	inner := ""
+	if depth > 1 {
+		parts := make([]string, siblings)
+		for i := range parts {
+			parts[i] = privateNest(open, close, depth-1, siblings, sep)
+		}
+		inner = strings.Join(parts, sep+"midSECRET"+sep)
+	}
+	return open + "aSECRET" + sep + inner + sep + "zSECRET" + close
+}
+
+// Nested private parts hide everything up to the close tag that matches the
+// outer opening, whatever the case of the tags, the depth, the siblings and
+// the spacing; an outer part left open hides the rest.
+func TestNestedPrivate(t *testing.T) {
+	cases := 0
+	for _, tags := range [][2]string{{"<private>", "</private>"}, {"<PRIVATE>", "</PRIVATE>"}, {"<Private>", "</pRiVaTe>"}} {
+		for depth := 1; depth <= 4; depth++ {
+			for siblings := 1; siblings <= 2; siblings++ {
+				for _, sep := range []string{" ", "", "\n"} {
+					for _, closed := range []bool{true, false} {
+						part := privateNest(tags[0], tags[1], depth, siblings, sep)
+						if !closed {
+							part = strings.TrimSuffix(part, tags[1])
+						}
+						in := "keepA " + part + " keepB"
+						out := Filter(in)
+						cases++
+						if strings.Contains(out, "SECRET") || strings.Contains(strings.ToLower(out), "private>") {
+							t.Errorf("Filter(%q) = %q: a private part leaked", in, out)
+						}
+						if !strings.Contains(out, "keepA") || closed != strings.Contains(out, "keepB") {
+							t.Errorf("Filter(%q) = %q: want keepA kept and keepB kept only when the outer part closes", in, out)
+						}
+					}
+				}
+			}
+		}
+	}
+	if cases < 90 {
+		t.Fatalf("only %d variants", cases)
+	}
+}
