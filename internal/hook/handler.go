@@ -71,6 +71,10 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
+	// What the event says of its session is stored: it passes the filter
+	// like all else, ids deterministically so that they stay keys.
+	ev.SessionID, ev.ParentID = privacy.FilterID(ev.SessionID), privacy.FilterID(ev.ParentID)
+	ev.AgentType = privacy.Filter(ev.AgentType)
 	if err := memory.ValidateSessionID("session_id", ev.SessionID); err != nil {
 		return Reply{}, err
 	}
@@ -83,7 +87,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	}
 	id, err := h.Project(dir)
 	if err != nil {
-		return Reply{}, fmt.Errorf("resolving the project of %s: %w", dir, err)
+		return Reply{}, fmt.Errorf("resolving the project of %s: %w", privacy.Filter(dir), err)
 	}
 	sw := h.Switches(id.Root)
 	if !sw.Inject && !sw.Capture {
@@ -98,7 +102,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 		cwd = dir
 	}
 	s := memory.Session{ID: ev.SessionID, Project: id.Key, Agent: ev.Agent, AgentType: ev.AgentType,
-		Cwd: cwd, ParentID: ev.ParentID, StartedAt: h.now()}
+		Cwd: privacy.Filter(cwd), ParentID: ev.ParentID, StartedAt: h.now()}
 	t := turn{h: h, db: db, ev: ev, s: s, root: id.Root, capture: sw.Capture, inject: sw.Inject}
 	return t.run(ctx)
 }

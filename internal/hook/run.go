@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memhq/mem/internal/privacy"
 )
 
 // MaxEvent is the largest event read from stdin; a larger one is dropped
@@ -136,7 +138,7 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 		where += " " + field(ev.Name)
 	}
 	if ev.SessionID != "" {
-		where += " session " + field(ev.SessionID)
+		where += " session " + field(privacy.FilterID(ev.SessionID))
 	}
 	msg := escapeControls(strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 	line := fmt.Sprintf("%s mem hook %s: %s\n", now().UTC().Format(time.RFC3339), where, msg)

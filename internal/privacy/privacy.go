@@ -4,6 +4,8 @@
 package privacy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 )
 
@@ -162,3 +164,15 @@ func safeCut(text string, n int, after bool) int {
 
 // IsEmpty reports whether nothing but white space is left of a filtered text.
 func IsEmpty(text string) bool { return strings.TrimSpace(text) == "" }
+
+// FilterID filters an identifier that is also a key (a session id): one that
+// holds a private part or a secret becomes "redacted-" and a hash of it, so
+// that the same id always maps to the same stored value and two ids never
+// to one.
+func FilterID(id string) string {
+	if Filter(id) == id {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "redacted-" + hex.EncodeToString(sum[:12])
+}

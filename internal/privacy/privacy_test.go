@@ -156,3 +156,27 @@ func TestNestedPrivate(t *testing.T) {
 		t.Fatalf("only %d variants", cases)
 	}
 }
+
+func TestFilterID(t *testing.T) {
+	const tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	for _, id := range []string{"sess-1", "0c5b6a1e-2f3d-4d0a-9a55-1f0e5b8a7c21", "abc:agent-7"} {
+		if got := FilterID(id); got != id {
+			t.Errorf("FilterID(%q) = %q, want it unchanged", id, got)
+		}
+	}
+	for _, id := range []string{"s-" + tok, "a<private>x</private>", tok + ":sub"} {
+		got := FilterID(id)
+		if strings.Contains(got, "16C7e") || strings.Contains(got, "private") || got == "" {
+			t.Errorf("FilterID(%q) = %q: the secret is kept", id, got)
+		}
+		if again := FilterID(id); again != got {
+			t.Errorf("FilterID(%q) gave %q then %q", id, got, again)
+		}
+		if FilterID(got) != got {
+			t.Errorf("FilterID(%q) changes its own output %q", id, got)
+		}
+	}
+	if FilterID("s-"+tok) == FilterID("t-"+tok) {
+		t.Error("two ids map to one")
+	}
+}
