@@ -90,9 +90,14 @@ func secretSpans(text string) []span {
 	sc := scan(text)
 	var spans []span
 	if sc.folds {
-		for i := range catalogue {
-			if catalogue[i].minRun <= sc.run {
-				spans = find(spans, i, text, 0, len(text))
+		// Keywords are looked for with the folding letters written as the
+		// ASCII ones they match; the rules found search the whole text.
+		folded := scan(foldASCII(text))
+		var searched [len(catalogue)]bool
+		for _, h := range folded.hits {
+			if r := &catalogue[h.rule]; !searched[h.rule] && r.minRun <= sc.run && folded.holdsAll(r.requires) {
+				searched[h.rule] = true
+				spans = find(spans, int(h.rule), text, 0, len(text))
 			}
 		}
 		return spans
@@ -247,6 +252,15 @@ func (x *keywordIndex) set(h uint16) { x.triples[h>>6] |= 1 << (h & 63) }
 
 func tripleHash(a, b, c byte) uint16 { return uint16(a)<<9 ^ uint16(b)<<4 ^ uint16(c) }
 
+// foldASCII writes the letters that case-insensitive patterns match as
+// ASCII ones (U+017F as s, U+212A as k) as those.
+func foldASCII(s string) string {
+	if !strings.Contains(s, "\u017f") && !strings.Contains(s, "\u212a") {
+		return s
+	}
+	return strings.NewReplacer("\u017f", "s", "\u212a", "k").Replace(s)
+}
+
 func lower(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 'a' - 'A'
@@ -257,8 +271,8 @@ func lower(c byte) byte {
 // scan reads text once. Token characters are ASCII letters and digits, '_',
 // '-' and every byte of a non-ASCII character, which case folding may have
 // matched for an ASCII letter (the generator counts the same way). Keywords
-// are matched in ASCII case; a text holding the letters that fold to ASCII
-// ones (U+017F, U+212A) calls for every rule.
+// are matched in ASCII case; secretSpans looks again at a text holding the
+// letters that case-insensitive patterns match as ASCII ones (U+017F, U+212A).
 func scan(text string) *scanned {
 	x := keywordsIndex()
 	sc := new(scanned)
@@ -330,7 +344,7 @@ func hasFoldPrefix(s, prefix string) bool {
 // characters with a digit), so prose such as "mergeToken: context deadline
 // exceeded" and code such as "token = next()" stay readable.
 func secretValue(name, value string) bool {
-	lname := strings.ToLower(name)
+	lname := strings.ToLower(foldASCII(name))
 	for _, always := range []string{"passw", "pwd", "secret", "key"} {
 		if strings.Contains(lname, always) {
 			return true
