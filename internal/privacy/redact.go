@@ -129,6 +129,9 @@ func secretSpans(text string) []span {
 // find appends the secrets rule i finds in text[from:to].
 func find(spans []span, i int, text string, from, to int) []span {
 	r := &catalogue[i]
+	if r.id == assignmentRule && !strings.ContainsAny(text[from:to], ":=") {
+		return spans // nothing is assigned there
+	}
 	re := pattern(i)
 	for _, m := range re.FindAllStringSubmatchIndex(text[from:to], -1) {
 		for k := range m {
