@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -81,7 +82,8 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 	var total store.Deleted
 	switch {
 	case o.Session != "":
-		total, err = db.DeleteSession(ctx, o.Session)
+		// An id that held a secret was stored filtered.
+		total, err = db.DeleteSession(ctx, privacy.FilterID(o.Session))
 	case o.Project:
 		total, err = db.DeleteProject(ctx, projectKey)
 	default:
