@@ -102,3 +102,35 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 		})
 	}
 }
+
+// Maintenance drops the pending context of sessions ended long ago, and
+// leaves none of it in the file.
+func TestMaintainLeavesNoTrace(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	const marker = "Wubbalixquorn"
+	s := startTest(t, db, "old", "proj")
+	at := time.UnixMilli(1_700_000_000_000)
+	for i := range 5 {
+		if err := db.RegisterPending(ctx, memory.PendingEntry{SessionID: s.ID, Source: "test", EntryID: fmt.Sprint(i),
+			Content: fmt.Sprintf("context %d about %s", i, marker), Priority: 1, CreatedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SQL().Exec(`UPDATE sessions SET status = 'ended', ended_at = ? WHERE id = ?`, at.UnixMilli(), s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(fileHolds(t, db.Path(), marker)) == 0 {
+		t.Fatal("the marker is not in the files before maintenance: the test checks nothing")
+	}
+	r, err := db.Maintain(ctx, at.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.PendingDropped != 5 {
+		t.Fatalf("dropped %d pending entries, want 5", r.PendingDropped)
+	}
+	if in := fileHolds(t, db.Path(), marker); len(in) > 0 {
+		t.Errorf("after maintenance, %v still hold %q", in, marker)
+	}
+}
