@@ -35,6 +35,8 @@ func TestFilter(t *testing.T) {
 		{"password behind a secret name", "secret: passwd=swordfish", "secret: [REDACTED]"},
 		{"bearer token with dots", "sending Bearer abcdefghij.klmnopqrst.uvwxyz0123", "sending Bearer [REDACTED]"},
 		{"passphrase secret", "client_secret=correct-horse-battery-staple", "client_secret=[REDACTED]"},
+		{"pass at the end of a name", "export DB_PASS=plainvalue", "export DB_PASS=[REDACTED]"},
+		{"a pass that is not a password", "bypass: true, passes: 3", "bypass: true, passes: 3"},
 		{"long s in the name", "pa\u017f\u017fword=hunter2", "pa\u017f\u017fword=[REDACTED]"},
 		{"kelvin sign in the name", "api_\u212aey: swordfish", "api_\u212aey: [REDACTED]"},
 		{"kelvin sign in the key block", "-----BEGIN RSA PRIVATE \u212aEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", "[REDACTED]"},

@@ -348,7 +348,7 @@ func hasFoldPrefix(s, prefix string) bool {
 // exceeded" and code such as "token = next()" stay readable.
 func secretValue(name, value string) bool {
 	lname := strings.ToLower(foldASCII(name))
-	for _, always := range []string{"passw", "pwd", "secret", "key"} {
+	for _, always := range []string{"passw", "_pass", "-pass", "pwd", "secret", "key"} {
 		if strings.Contains(lname, always) {
 			return true
 		}
