@@ -21,9 +21,10 @@ type rule struct {
 	// minRun is a lower bound on the longest run of token characters in
 	// any match: a text with no run as long holds no match.
 	minRun int
-	// oneLine is set when every match lies within one line (its line break
-	// included): the rule is tried on the lines that hold its keywords only.
-	oneLine bool
+	// lines is how many line breaks a match can span (-1: any number): the
+	// rule is tried on the lines around its keywords only, as far as a
+	// match can reach.
+	lines int
 	// requires lists literals every match holds, as indexes into keywords.
 	requires []uint16
 }
@@ -102,28 +103,52 @@ func secretSpans(text string) []span {
 		}
 		return spans
 	}
-	// Hits come in text order; each rule searches each line once, or the
-	// whole text once.
-	var searched [len(catalogue)]int // how far each rule has searched, plus one
+	// Hits come in text order. Each rule searches the lines around its
+	// hits, joined where they touch, or the whole text once.
+	var window [len(catalogue)]struct{ from, to int } // to = 0: none yet
+	var open []uint16                                 // the rules with a window
 	for _, h := range sc.hits {
-		r := &catalogue[h.rule]
-		if r.minRun > sc.run || searched[h.rule] > 0 && !r.oneLine || !sc.holdsAll(r.requires) {
+		r, w := &catalogue[h.rule], &window[h.rule]
+		if r.minRun > sc.run || w.to == len(text) || !sc.holdsAll(r.requires) {
 			continue
 		}
 		from, to := 0, len(text)
-		if r.oneLine {
-			from = strings.LastIndexByte(text[:h.pos], '\n') + 1
-			if from < searched[h.rule]-1 {
-				continue
-			}
-			if e := strings.IndexByte(text[h.pos:], '\n'); e >= 0 {
-				to = h.pos + e + 1 // the line break may end a match
-			}
+		if r.lines >= 0 {
+			from, to = linesAround(text, h.pos, r.lines)
 		}
-		searched[h.rule] = to + 1
-		spans = find(spans, int(h.rule), text, from, to)
+		switch {
+		case w.to == 0:
+			open = append(open, h.rule)
+			w.from, w.to = from, to
+		case from <= w.to:
+			w.to = max(w.to, to)
+		default:
+			spans = find(spans, int(h.rule), text, w.from, w.to)
+			w.from, w.to = from, to
+		}
+	}
+	for _, i := range open {
+		spans = find(spans, int(i), text, window[i].from, window[i].to)
 	}
 	return spans
+}
+
+// linesAround returns the bounds of the line holding text[pos] and of n
+// lines before and after it, line breaks included.
+func linesAround(text string, pos, n int) (from, to int) {
+	from = pos
+	for k := 0; k <= n && from > 0; k++ {
+		from = strings.LastIndexByte(text[:from-min(k, 1)], '\n') + 1
+	}
+	to = pos
+	for k := 0; k <= n && to < len(text); k++ {
+		e := strings.IndexByte(text[to:], '\n')
+		if e < 0 {
+			return from, len(text)
+		}
+		to += e + 1
+	}
+	return from, to
 }
 
 // find appends the secrets rule i finds in text[from:to].

@@ -38,7 +38,7 @@ type rule struct {
 	Entropy     float64
 	Keywords    []string
 	MinRun      int
-	OneLine     bool
+	Lines       int
 	Requires    []string
 	Source      string
 }
@@ -111,7 +111,7 @@ func load(text, source string) ([]rule, error) {
 		re = re.Simplify()
 		_, _, run := tokenRun(re)
 		out = append(out, rule{ID: r.ID, Regex: r.Regex, SecretGroup: r.SecretGroup, Entropy: r.Entropy,
-			Keywords: kw, MinRun: run, OneLine: oneLine(re), Requires: required(re), Source: source})
+			Keywords: kw, MinRun: run, Lines: lines(re), Requires: required(re), Source: source})
 	}
 	return out, nil
 }
@@ -259,6 +259,64 @@ func literals(re *syntax.Regexp) []string {
 	return nil
 }
 
+// lines returns how many line breaks a match can span: 0 when every match
+// lies within one line, -1 when there is no bound. The filter tries a
+// pattern on the lines around its keywords only, as far as it can reach.
+func lines(re *syntax.Regexp) int {
+	if oneLine(re) {
+		return 0
+	}
+	return lineBreaks(re)
+}
+
+// lineBreaks returns the most line breaks a match of re can hold, or -1
+// for no bound.
+func lineBreaks(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpAnyChar:
+		return 1
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			if r == '\n' {
+				n++
+			}
+		}
+		return n
+	case syntax.OpCharClass:
+		if matchesNewline(re) {
+			return 1
+		}
+		return 0
+	case syntax.OpCapture, syntax.OpQuest:
+		return lineBreaks(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		n := lineBreaks(re.Sub[0])
+		switch {
+		case n == 0:
+			return 0
+		case n < 0 || re.Op != syntax.OpRepeat || re.Max < 0:
+			return -1
+		}
+		return n * re.Max
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, s := range re.Sub {
+			n := lineBreaks(s)
+			switch {
+			case n < 0:
+				return -1
+			case re.Op == syntax.OpConcat:
+				total += n
+			default:
+				total = max(total, n)
+			}
+		}
+		return total
+	}
+	return 0
+}
+
 // oneLine reports whether a pattern's matches lie within one line, counting
 // the line break that ends it: no part of it can match a line break but a
 // last single character (gitleaks ends most patterns with one of [\x60'"\s;]).
@@ -331,7 +389,8 @@ func render(rules []rule, version string) ([]byte, error) {
 package privacy
 
 // catalogue lists the secret patterns. minRun is the shortest run of token
-// characters any match holds; oneLine is set when no match spans lines;
+// characters any match holds; lines is how many line breaks a match can
+// span (-1: any number);
 // requires lists (as indexes into keywords) literals every match holds.
 var catalogue = [...]rule{
 `, version)
@@ -365,8 +424,8 @@ var catalogue = [...]rule{
 			}
 			req = "[]uint16{" + strings.Join(ids, ", ") + "}"
 		}
-		fmt.Fprintf(&b, "\t{id: %q, source: %q, re: %s, group: %d, entropy: %v, minRun: %d, oneLine: %v, requires: %s},\n",
-			r.ID, r.Source, strconv.Quote(r.Regex), r.SecretGroup, r.Entropy, r.MinRun, r.OneLine, req)
+		fmt.Fprintf(&b, "\t{id: %q, source: %q, re: %s, group: %d, entropy: %v, minRun: %d, lines: %d, requires: %s},\n",
+			r.ID, r.Source, strconv.Quote(r.Regex), r.SecretGroup, r.Entropy, r.MinRun, r.Lines, req)
 	}
 	b.WriteString("}\n\n// keywords lists, sorted, the keywords of the rules and the literals they\n// require (lowercase ASCII), and the rules each keyword calls for.\nvar keywords = [...]keyword{\n")
 	for _, w := range words {
