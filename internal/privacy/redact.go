@@ -56,10 +56,8 @@ func pattern(i int) *regexp.Regexp {
 // span is where a secret was found: the whole match, and the secret in it
 // (what is replaced).
 type span struct {
-	start, end   int // the match
-	secretStart  int
-	secretEnd    int
-	assignedName bool // an assignment whose value the name made secret
+	start, end             int // the match
+	secretStart, secretEnd int // the secret in it
 }
 
 // Redact replaces secrets by [REDACTED].
