@@ -150,8 +150,14 @@ func tailOf(s string, n int) string {
 
 const maxText = 64 << 10
 
-// rel makes p relative to the project root when it lies inside it.
+// rel makes p relative to the project root when it lies inside it. The
+// result passes the filter: p was filtered, but the session's folder or the
+// root it is joined with may hold a secret too.
 func rel(p string, w Where) string {
+	return privacy.Filter(relPath(p, w))
+}
+
+func relPath(p string, w Where) string {
 	p = strings.TrimSpace(p)
 	if p == "" {
 		return ""

@@ -3,9 +3,11 @@ package capture
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 )
 
 const snippetLen = 70
@@ -33,6 +35,9 @@ func editObservation(c Call, in map[string]any, w Where) *memory.Observation {
 			old, nw = diffSides(str(decodeObject(metadataOf(c.Response)), "diff"))
 		}
 		edits = append(edits, pair{clean(old), clean(nw)})
+	}
+	if privacy.IsSecretFile(file) {
+		clear(edits) // a key or credentials file: its path only
 	}
 	o := &memory.Observation{Type: memory.TypeChange, ToolName: c.Tool, FilesModified: []string{file}}
 	gist := changeGist(edits[0].old, edits[0].new)
@@ -75,6 +80,9 @@ func writeObservation(c Call, in map[string]any, w Where) *memory.Observation {
 	}
 	raw := str(in, "content", "file_text", "text")
 	content := clean(raw)
+	if privacy.IsSecretFile(file) {
+		content = "" // a key or credentials file: its path and size only
+	}
 	verb := "Wrote"
 	switch strings.ToLower(str(decodeObject(c.Response), "type")) {
 	case "create":
@@ -125,6 +133,9 @@ func patchObservation(c Call, in map[string]any, w Where) *memory.Observation {
 		return nil
 	}
 	old, nw := diffSides(patch)
+	if slices.ContainsFunc(files, privacy.IsSecretFile) {
+		old, nw = "", "" // a key or credentials file among them: paths only
+	}
 	gist := changeGist(old, nw)
 	o := &memory.Observation{Type: memory.TypeChange, ToolName: c.Tool, FilesModified: files}
 	if len(files) == 1 {

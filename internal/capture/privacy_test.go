@@ -91,3 +91,47 @@ func TestCutTextStaysPrivate(t *testing.T) {
 		})
 	}
 }
+
+// Nothing read from, written to or changed in a key or credentials file is
+// stored, even what no secret pattern recognises: its path is kept.
+func TestKeyFilesKeepTheirPathOnly(t *testing.T) {
+	const keyLine = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"
+	const envLine = "STAGING_DB_PASS=plainvalue"
+	tests := []struct {
+		name, path, tool string
+		input            map[string]any
+		leaks            []string
+	}{
+		{"edit of a key", "deploy/tls/server.key", "Edit",
+			map[string]any{"old_string": "oldHead\n" + keyLine, "new_string": "newHead\n" + keyLine + "Z"}, []string{"MIIE", "oldHead", "newHead"}},
+		{"multi-edit of a .env", ".env.production", "MultiEdit",
+			map[string]any{"edits": []any{map[string]any{"old_string": "A=1", "new_string": envLine}}}, []string{"plainvalue", "A=1"}},
+		{"write of an SSH key", "/home/dev/.ssh/id_ed25519", "Write",
+			map[string]any{"content": "func leaked() {}\n" + keyLine}, []string{"MIIE", "leaked"}},
+		{"write of a credentials file", "/home/dev/.aws/credentials", "Write",
+			map[string]any{"content": "[default]\ntype secretType struct{}\n"}, []string{"secretType", "default"}},
+		{"patch of a .pem", "", "apply_patch",
+			map[string]any{"input": "*** Begin Patch\n*** Update File: certs/ca.pem\n@@\n-" + keyLine + "\n+" + keyLine + "Q\n*** End Patch"}, []string{"MIIE"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.input
+			if tt.path != "" {
+				in["file_path"] = tt.path
+			}
+			r := Analyze(Call{Tool: tt.tool, Input: mustJSON(t, in)}, here)
+			if r.Observation == nil {
+				t.Fatal("no observation: the change itself is worth keeping")
+			}
+			got := string(mustJSON(t, r.Observation))
+			for _, l := range tt.leaks {
+				if strings.Contains(got, l) {
+					t.Errorf("%q was kept: %s", l, got)
+				}
+			}
+			if len(r.Observation.FilesModified) == 0 {
+				t.Errorf("the file path was lost: %s", got)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -24,7 +25,8 @@ func newForgetCmd(app *App) *cobra.Command {
 		Short: "Delete observations, summaries, a session or a whole project, index entries included",
 		Long: `Delete for good: observations and summaries by id (123, #123, S12), a session with everything
 recorded in it (--session), or every session of a project: --project P alone, or --whole-project
-for the working directory's project; both need --yes.`,
+for the working directory's project; both need --yes. Forgotten text is gone from the database
+file too: the space it took is overwritten, the search index drops it and the WAL is emptied.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
 			if len(args) == 0 && o.Session == "" && cmd.Flags().Changed("project") {
@@ -80,7 +82,8 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 	var total store.Deleted
 	switch {
 	case o.Session != "":
-		total, err = db.DeleteSession(ctx, o.Session)
+		// An id that held a secret was stored filtered.
+		total, err = db.DeleteSession(ctx, privacy.FilterID(o.Session))
 	case o.Project:
 		total, err = db.DeleteProject(ctx, projectKey)
 	default:

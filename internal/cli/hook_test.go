@@ -56,7 +56,7 @@ func cmdBigEvent(ts *testscript.TestScript, neg bool, args []string) {
 	case "private-line":
 		ev = bash("", filler+private)
 	case "private-middle":
-		ev = bash(lines(n/2-1000)+"<private>\n"+lines(2000)+private+"\n"+lines(n/2-1000)+"main.go:3:2: undefined: frobnicate\n", "")
+		ev = bash(lines(n/2-1000)+"<private>\n"+lines(2000)+"\nError: secret hunter2\n</private>\n"+lines(n/2-1000)+"main.go:3:2: undefined: frobnicate\n", "")
 	case "prompt":
 		ev = map[string]any{"session_id": "big", "cwd": "/w", "hook_event_name": "UserPromptSubmit", "prompt": "héllo " + filler}
 	default:

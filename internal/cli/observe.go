@@ -74,6 +74,7 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
 		return usageErr(err)
 	}
+	o.Session = privacy.FilterID(o.Session) // as the hooks store it
 	in := o.Fields
 	if o.Input != "" {
 		var err error

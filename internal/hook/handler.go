@@ -72,9 +72,12 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
-	// An id with control characters is kept escaped (ESC as \x1b): the
+	// What the event says of its session is stored: it passes the filter
+	// like all else, ids deterministically so that they stay keys; an id
+	// with control characters is kept escaped (ESC as \x1b), so the
 	// session's events still meet under one id, which prints as it is.
-	ev.SessionID, ev.ParentID = termsafe.Line(ev.SessionID), termsafe.Line(ev.ParentID)
+	ev.SessionID, ev.ParentID = termsafe.Line(privacy.FilterID(ev.SessionID)), termsafe.Line(privacy.FilterID(ev.ParentID))
+	ev.AgentType = privacy.Filter(ev.AgentType)
 	if err := memory.ValidateSessionID("session_id", ev.SessionID); err != nil {
 		return Reply{}, err
 	}
@@ -87,7 +90,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	}
 	id, err := h.Project(dir)
 	if err != nil {
-		return Reply{}, fmt.Errorf("resolving the project of %s: %w", dir, err)
+		return Reply{}, fmt.Errorf("resolving the project of %s: %w", privacy.Filter(dir), err)
 	}
 	sw := h.Switches(id.Root)
 	if !sw.Inject && !sw.Capture {
@@ -102,7 +105,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 		cwd = dir
 	}
 	s := memory.Session{ID: ev.SessionID, Project: id.Key, Agent: ev.Agent, AgentType: ev.AgentType,
-		Cwd: cwd, ParentID: ev.ParentID, StartedAt: h.now()}
+		Cwd: privacy.Filter(cwd), ParentID: ev.ParentID, StartedAt: h.now()}
 	t := turn{h: h, db: db, ev: ev, s: s, root: id.Root, capture: sw.Capture, inject: sw.Inject}
 	return t.run(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -213,5 +214,72 @@ func TestPromptContextGetsTheRoomLeft(t *testing.T) {
 	}
 	if len(rooms) == 0 || rooms[len(rooms)-1] != 100-18 {
 		t.Fatalf("rooms offered %v, want the last to be %d", rooms, 100-18)
+	}
+}
+
+// dumpTable returns every value of every row of table as text.
+func dumpTable(t *testing.T, db *store.DB, table string) string {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT * FROM ` + table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var b strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			fmt.Fprintf(&b, "%v\t", v)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// What an event says of its session (its id, its parent's, the agent type,
+// the working folder) is stored filtered; a filtered id still names one
+// session, event after event.
+func TestSessionFieldsAreFiltered(t *testing.T) {
+	const tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	r := newRig(t)
+	// The project lies elsewhere: the working folder is stored as it is sent.
+	r.h.Project = func(string) (project.Identity, error) { return project.Identity{Key: "p", Root: "/w"}, nil }
+	ev := func(name, extra string) string {
+		return `{"session_id":"s-` + tok + `","cwd":"/tmp/` + tok + `/x","agent_type":"rev<private>hidden-type</private>",` +
+			`"hook_event_name":"` + name + `"` + extra + `}`
+	}
+	r.run(t, "claude", ev("SessionStart", `,"source":"startup"`))
+	r.run(t, "claude", ev("UserPromptSubmit", `,"prompt":"first"`))
+	r.run(t, "claude", ev("UserPromptSubmit", `,"prompt":"second"`))
+	r.run(t, "claude", ev("PostToolUse", `,"agent_id":"a1","tool_name":"Edit","tool_input":{"file_path":"f.go","old_string":"a := 1","new_string":"a := 2"}`))
+	var all string
+	for _, table := range []string{"sessions", "prompts", "observations", "session_marks"} {
+		all += dumpTable(t, r.db, table)
+	}
+	for _, leak := range []string{"16C7e", "hidden-type"} {
+		if strings.Contains(all, leak) {
+			t.Errorf("%q was stored:\n%s", leak, all)
+		}
+	}
+	list, err := r.db.ListSessions(context.Background(), store.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts []int
+	for _, s := range list {
+		if s.ParentID == "" {
+			counts = append(counts, s.PromptCount)
+		}
+	}
+	if len(counts) != 1 || counts[0] != 2 {
+		t.Errorf("want one top session with 2 prompts, got prompt counts %v:\n%s", counts, all)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/termsafe"
 )
 
@@ -137,7 +138,7 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 		where += " " + field(ev.Name)
 	}
 	if ev.SessionID != "" {
-		where += " session " + field(ev.SessionID)
+		where += " session " + field(privacy.FilterID(ev.SessionID))
 	}
 	msg := termsafe.Line(strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 	line := fmt.Sprintf("%s mem hook %s: %s\n", now().UTC().Format(time.RFC3339), where, msg)

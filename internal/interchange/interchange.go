@@ -208,6 +208,8 @@ func jsonProblem(err error) string {
 }
 
 func checkSession(s *memory.Session) error {
+	s.ID, s.ParentID = privacy.FilterID(s.ID), privacy.FilterID(s.ParentID)
+	s.Cwd, s.AgentType = privacy.Filter(s.Cwd), privacy.Filter(s.AgentType)
 	if err := memory.ValidateSessionID("id", s.ID); err != nil {
 		return err
 	}
@@ -239,6 +241,7 @@ func checkObservation(o *memory.Observation) error {
 	}
 	// The content hash is recomputed on import; a stale one must not block it.
 	o.ContentHash = ""
+	o.SessionID = privacy.FilterID(o.SessionID)
 	c, err := privacy.CleanObservation(*o)
 	*o = c
 	return err
@@ -248,6 +251,7 @@ func checkSummary(s *memory.Summary) error {
 	if err := memory.ValidateKey("uuid", "uuid", s.UUID); err != nil {
 		return err
 	}
+	s.SessionID = privacy.FilterID(s.SessionID)
 	if err := memory.ValidateSessionID("session_id", s.SessionID); err != nil {
 		return err
 	}
@@ -266,6 +270,7 @@ func checkPrompt(p *memory.Prompt) error {
 	if err := memory.ValidateKey("uuid", "uuid", p.UUID); err != nil {
 		return err
 	}
+	p.SessionID = privacy.FilterID(p.SessionID)
 	if err := memory.ValidateSessionID("session_id", p.SessionID); err != nil {
 		return err
 	}

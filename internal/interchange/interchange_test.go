@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 )
 
 const goodSession = `{"kind":"session","id":"s1","project":"p","started_at":"2026-01-02T03:04:05Z"}`
@@ -101,10 +102,10 @@ func FuzzDecodeLine(f *testing.F) {
 func TestDecodeFiltersPrivateText(t *testing.T) {
 	const secret = `<private>hunter2</private> ghp_16C7e42F292c6912E7710c838347Ae178B4a password=hunter2`
 	lines := []string{
-		`{"kind":"session","id":"s1","project":"p","started_at":"2026-01-02T03:04:05Z","files_read":["S"],"last_message":"S"}`,
-		`{"kind":"observation","uuid":"u1","session_id":"s1","type":"note","title":"keep S","subtitle":"S","narrative":"S","facts":["S"],"concepts":["S"],"files_read":["S"],"files_modified":["S"],"tool_name":"S","agent_type":"S","created_at":"2026-01-02T03:04:05Z"}`,
-		`{"kind":"summary","uuid":"u2","session_id":"s1","request":"S","investigated":"S","learned":"S","completed":"S","next_steps":"S","decisions":"S","concepts":["S"],"files":["S"],"text":"S","created_at":"2026-01-02T03:04:05Z"}`,
-		`{"kind":"prompt","uuid":"u3","session_id":"s1","prompt_number":1,"text":"keep S","created_at":"2026-01-02T03:04:05Z"}`,
+		`{"kind":"session","id":"s1S","parent_id":"S","agent_type":"S","cwd":"/w/S","project":"p","started_at":"2026-01-02T03:04:05Z","files_read":["S"],"last_message":"S"}`,
+		`{"kind":"observation","uuid":"u1","session_id":"s1S","type":"note","title":"keep S","subtitle":"S","narrative":"S","facts":["S"],"concepts":["S"],"files_read":["S"],"files_modified":["S"],"tool_name":"S","agent_type":"S","created_at":"2026-01-02T03:04:05Z"}`,
+		`{"kind":"summary","uuid":"u2","session_id":"s1S","request":"S","investigated":"S","learned":"S","completed":"S","next_steps":"S","decisions":"S","concepts":["S"],"files":["S"],"text":"S","created_at":"2026-01-02T03:04:05Z"}`,
+		`{"kind":"prompt","uuid":"u3","session_id":"s1S","prompt_number":1,"text":"keep S","created_at":"2026-01-02T03:04:05Z"}`,
 	}
 	in := strings.ReplaceAll(strings.Join(lines, "\n"), "S", strings.ReplaceAll(secret, `"`, `\"`))
 	recs, err := Decode(strings.NewReader(in))
@@ -129,6 +130,11 @@ func TestDecodeFiltersPrivateText(t *testing.T) {
 	}
 	if !strings.Contains(out, `"title":"keep [REDACTED] password=[REDACTED]"`) {
 		t.Errorf("the title lost more than its secrets:\n%s", out)
+	}
+	// The session id is filtered the same way wherever it appears.
+	id := `"` + privacy.FilterID("s1"+secret) + `"`
+	if n := strings.Count(out, `"id":`+id) + strings.Count(out, `"session_id":`+id); n != 4 {
+		t.Errorf("the session id was not filtered the same way in each record (%d of 4):\n%s", n, out)
 	}
 	// What comes out decodes to itself: the filter changes filtered text no more.
 	again, err := Decode(strings.NewReader(out))

@@ -4,9 +4,12 @@
 package privacy
 
 import (
-	"regexp"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 )
+
+//go:generate go -C gen run . -own ../rules.toml -o ../catalogue.go
 
 // Redacted replaces a secret in stored text.
 const Redacted = "[REDACTED]"
@@ -16,54 +19,14 @@ const (
 	closeTag = "</private>"
 )
 
-// secretPatterns are the shapes of common credentials. Prefixes follow each
-// provider's published token formats (GitHub ghp_/gho_/ghs_/ghu_/ghr_ and
-// github_pat_, OpenAI sk-, Anthropic sk-ant-, AWS AKIA/ASIA, Slack xox?-,
-// Google AIza, Stripe sk_/rk_ live/test, GitLab glpat-).
-var secretPatterns = []struct {
-	re   *regexp.Regexp
-	repl string
-	// hints are literals one of which every match contains: a text without
-	// any of them is not searched (most text is not, which keeps Redact cheap).
-	hints []string
-}{
-	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), Redacted, []string{"-----BEGIN "}},
-	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b`), Redacted, []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}`), Redacted, []string{"sk-"}},
-	{regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`), Redacted, []string{"AKIA", "ASIA"}},
-	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`), Redacted, []string{"xox"}},
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), Redacted, []string{"AIza"}},
-	{regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`), Redacted, []string{"k_live_", "k_test_"}},
-	{regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`), Redacted, []string{"glpat-"}},
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}`), Redacted, []string{"eyJ"}},
-}
-
-// bearer matches an Authorization header's token, keeping the scheme.
-var bearer = regexp.MustCompile(`(?i)\b(Bearer\s+)[A-Za-z0-9_\-\.=]{20,}`)
-
-// assignment matches password=..., api_key: "...", secret_token=..., keeping
-// the name and replacing the value.
-var assignment = regexp.MustCompile(`(?i)\b([A-Za-z0-9_\-]*(?:password|passwd|pwd|secret|api[_\-]?key|access[_\-]?key|auth[_\-]?token|token)["']?\s*[:=]\s*)("[^"\n]*"|'[^'\n]*'|[^\s,;&"']+)`)
-
-// assignmentHints are what every assignment match contains, lowercased.
-var assignmentHints = []string{"passw", "pwd", "secret", "api", "access", "token"}
-
-func containsAny(text string, subs []string) bool {
-	for _, s := range subs {
-		if strings.Contains(text, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Filter returns text with private parts removed and secrets redacted. An
 // unclosed <private> hides everything after it. Tags match in any case.
 func Filter(text string) string {
 	return Redact(StripPrivate(text))
 }
 
-// StripPrivate removes every <private>...</private> part. Text without an
+// StripPrivate removes every <private>...</private> part, up to the close
+// tag that matches its opening when parts nest. Text without an
 // opening tag comes back as it is, without a copy, so calling it on a whole
 // large text before cutting it costs one scan.
 func StripPrivate(text string) string {
@@ -80,12 +43,11 @@ func StripPrivate(text string) string {
 			break
 		}
 		b.WriteString(text[i : i+j])
-		rest := i + j + len(openTag)
-		k := strings.Index(lower[rest:], closeTag)
-		if k < 0 {
+		end := privateEnd(lower, i+j+len(openTag))
+		if end < 0 {
 			break
 		}
-		i = rest + k + len(closeTag)
+		i = end
 		// Keep one space where the removed part sat between two words.
 		if i < len(text) && text[i] == ' ' && b.Len() > 0 && strings.HasSuffix(b.String(), " ") {
 			i++
@@ -98,6 +60,33 @@ func StripPrivate(text string) string {
 		return StripPrivate(out)
 	}
 	return out
+}
+
+// privateEnd returns where the private part that opened before from ends:
+// after the close tag that matches its opening, counting the tags nested in
+// it, or -1 when it is never closed. lower is the text in ASCII lower case.
+func privateEnd(lower string, from int) int {
+	// Each search starts where the last tag of its kind was found, so that
+	// many tags cost one pass.
+	next := func(tag string, at int) int {
+		if k := strings.Index(lower[at:], tag); k >= 0 {
+			return at + k
+		}
+		return -1
+	}
+	o, c := next(openTag, from), next(closeTag, from)
+	for depth := 1; c >= 0; {
+		if o >= 0 && o < c {
+			depth++
+			o = next(openTag, o+len(openTag))
+			continue
+		}
+		if depth--; depth == 0 {
+			return c + len(closeTag)
+		}
+		c = next(closeTag, c+len(closeTag))
+	}
+	return -1
 }
 
 // HasPrivate reports whether text holds a <private> tag, in any case.
@@ -132,113 +121,10 @@ func asciiLower(text string) string {
 	return string(b)
 }
 
-// Redact replaces secrets by [REDACTED].
-func Redact(text string) string {
-	run, wide, assigns := shape(text)
-	for i, p := range secretPatterns {
-		// Every token pattern but the key block needs a long run of token
-		// characters; most text has none, and then is not searched at all.
-		if i > 0 && run < minTokenRun {
-			break
-		}
-		if containsAny(text, p.hints) {
-			text = p.re.ReplaceAllString(text, p.repl)
-		}
-	}
-	// The case-insensitive patterns: Go folds ſ to s and the Kelvin sign to
-	// k, which an ASCII-lowered hint would miss.
-	folds := strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
-	if run < minTokenRun && wide < minBearerRun && !assigns && !folds {
-		return text
-	}
-	lower := asciiLower(text)
-	if folds || wide >= minBearerRun && strings.Contains(lower, "bearer") {
-		text = bearer.ReplaceAllString(text, "${1}"+Redacted)
-	}
-	if !assigns || !folds && !containsAny(lower, assignmentHints) {
-		return text
-	}
-	return assignment.ReplaceAllStringFunc(text, func(m string) string {
-		sub := assignment.FindStringSubmatch(m)
-		if sub[2] == Redacted {
-			return m
-		}
-		if !secretValue(sub[1], sub[2]) {
-			// The value is kept, but it may hold an assignment of its own
-			// ("token: password=..."), which this match has consumed.
-			return sub[1] + Redact(sub[2])
-		}
-		return sub[1] + Redacted
-	})
-}
-
-// minTokenRun is the shortest run of token characters (ASCII letters, digits,
-// '_' and '-') any token pattern matches: a JWT part, "eyJ" and ten more.
-const minTokenRun = 13
-
-// minBearerRun is the shortest Bearer token, whose characters also include
-// '.' and '='.
-const minBearerRun = 20
-
-// shape reads text once for what decides which patterns can match at all:
-// its longest run of token characters, its longest run of Bearer token
-// characters, and whether it assigns anything.
-func shape(text string) (longest, wide int, assigns bool) {
-	run, wrun := 0, 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		token := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-		if token {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-		if token || c == '.' || c == '=' {
-			wrun++
-			wide = max(wide, wrun)
-		} else {
-			wrun = 0
-		}
-		if c == ':' || c == '=' {
-			assigns = true
-		}
-	}
-	return longest, wide, assigns
-}
-
-// secretValue decides whether the value assigned to a secret-sounding name is
-// a secret. A password's, a secret's or a key's value always is, and so is a
-// quoted literal; a bare value of a token must look like one (8 or more
-// characters with a digit), so prose such as "mergeToken: context deadline
-// exceeded" and code such as "token = next()" stay readable.
-func secretValue(name, value string) bool {
-	lname := strings.ToLower(name)
-	for _, always := range []string{"passw", "pwd", "secret", "key"} {
-		if strings.Contains(lname, always) {
-			return true
-		}
-	}
-	if strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "'") {
-		return true
-	}
-	return len(value) >= 8 && strings.ContainsAny(value, "0123456789")
-}
-
 // secretReach bounds how far before or after a cut a secret that crosses it
 // may start or end and still be found: more than the longest token and an
 // RSA-4096 private key block.
 const secretReach = 8 << 10
-
-// secretSpans returns where the secret patterns match text.
-func secretSpans(text string) [][]int {
-	var spans [][]int
-	for _, p := range secretPatterns {
-		spans = append(spans, p.re.FindAllStringIndex(text, -1)...)
-	}
-	spans = append(spans, bearer.FindAllStringIndex(text, -1)...)
-	return append(spans, assignment.FindAllStringIndex(text, -1)...)
-}
 
 // CutBefore returns the length, at most n, of the longest head of text that
 // splits no secret: n itself unless a secret crosses byte n, else where that
@@ -263,11 +149,11 @@ func safeCut(text string, n int, after bool) int {
 	for moved := true; moved; {
 		moved = false
 		for _, s := range spans {
-			if s[0] < cut && cut < s[1] {
+			if s.start < cut && cut < s.end {
 				if after {
-					cut = s[1]
+					cut = s.end
 				} else {
-					cut = s[0]
+					cut = s.start
 				}
 				moved = true
 			}
@@ -278,3 +164,15 @@ func safeCut(text string, n int, after bool) int {
 
 // IsEmpty reports whether nothing but white space is left of a filtered text.
 func IsEmpty(text string) bool { return strings.TrimSpace(text) == "" }
+
+// FilterID filters an identifier that is also a key (a session id): one that
+// holds a private part or a secret becomes "redacted-" and a hash of it, so
+// that the same id always maps to the same stored value and two ids never
+// to one.
+func FilterID(id string) string {
+	if Filter(id) == id {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "redacted-" + hex.EncodeToString(sum[:12])
+}

@@ -35,6 +35,11 @@ func TestFilter(t *testing.T) {
 		{"password behind a secret name", "secret: passwd=swordfish", "secret: [REDACTED]"},
 		{"bearer token with dots", "sending Bearer abcdefghij.klmnopqrst.uvwxyz0123", "sending Bearer [REDACTED]"},
 		{"passphrase secret", "client_secret=correct-horse-battery-staple", "client_secret=[REDACTED]"},
+		{"pass at the end of a name", "export DB_PASS=plainvalue", "export DB_PASS=[REDACTED]"},
+		{"a pass that is not a password", "bypass: true, passes: 3", "bypass: true, passes: 3"},
+		{"long s in the name", "pa\u017f\u017fword=hunter2", "pa\u017f\u017fword=[REDACTED]"},
+		{"kelvin sign in the name", "api_\u212aey: swordfish", "api_\u212aey: [REDACTED]"},
+		{"kelvin sign in the key block", "-----BEGIN RSA PRIVATE \u212aEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", "[REDACTED]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,5 +112,76 @@ func TestCutsSplitNoSecret(t *testing.T) {
 				t.Error("a cut that splits no secret moved")
 			}
 		})
+	}
+}
+
+// privateNest builds a private part nested depth deep, with siblings parts
+// at each level inside it; every word it holds but the tags ends in SECRET.
+func privateNest(open, close string, depth, siblings int, sep string) string {
+	inner := ""
+	if depth > 1 {
+		parts := make([]string, siblings)
+		for i := range parts {
+			parts[i] = privateNest(open, close, depth-1, siblings, sep)
+		}
+		inner = strings.Join(parts, sep+"midSECRET"+sep)
+	}
+	return open + "aSECRET" + sep + inner + sep + "zSECRET" + close
+}
+
+// Nested private parts hide everything up to the close tag that matches the
+// outer opening, whatever the case of the tags, the depth, the siblings and
+// the spacing; an outer part left open hides the rest.
+func TestNestedPrivate(t *testing.T) {
+	cases := 0
+	for _, tags := range [][2]string{{"<private>", "</private>"}, {"<PRIVATE>", "</PRIVATE>"}, {"<Private>", "</pRiVaTe>"}} {
+		for depth := 1; depth <= 4; depth++ {
+			for siblings := 1; siblings <= 2; siblings++ {
+				for _, sep := range []string{" ", "", "\n"} {
+					for _, closed := range []bool{true, false} {
+						part := privateNest(tags[0], tags[1], depth, siblings, sep)
+						if !closed {
+							part = strings.TrimSuffix(part, tags[1])
+						}
+						in := "keepA " + part + " keepB"
+						out := Filter(in)
+						cases++
+						if strings.Contains(out, "SECRET") || strings.Contains(strings.ToLower(out), "private>") {
+							t.Errorf("Filter(%q) = %q: a private part leaked", in, out)
+						}
+						if !strings.Contains(out, "keepA") || closed != strings.Contains(out, "keepB") {
+							t.Errorf("Filter(%q) = %q: want keepA kept and keepB kept only when the outer part closes", in, out)
+						}
+					}
+				}
+			}
+		}
+	}
+	if cases < 90 {
+		t.Fatalf("only %d variants", cases)
+	}
+}
+
+func TestFilterID(t *testing.T) {
+	const tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	for _, id := range []string{"sess-1", "0c5b6a1e-2f3d-4d0a-9a55-1f0e5b8a7c21", "abc:agent-7"} {
+		if got := FilterID(id); got != id {
+			t.Errorf("FilterID(%q) = %q, want it unchanged", id, got)
+		}
+	}
+	for _, id := range []string{"s-" + tok, "a<private>x</private>", tok + ":sub"} {
+		got := FilterID(id)
+		if strings.Contains(got, "16C7e") || strings.Contains(got, "private") || got == "" {
+			t.Errorf("FilterID(%q) = %q: the secret is kept", id, got)
+		}
+		if again := FilterID(id); again != got {
+			t.Errorf("FilterID(%q) gave %q then %q", id, got, again)
+		}
+		if FilterID(got) != got {
+			t.Errorf("FilterID(%q) changes its own output %q", id, got)
+		}
+	}
+	if FilterID("s-"+tok) == FilterID("t-"+tok) {
+		t.Error("two ids map to one")
 	}
 }

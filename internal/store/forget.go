@@ -46,7 +46,7 @@ func (db *DB) deleteByID(ctx context.Context, table string, id int64, kind, ref 
 	if err != nil {
 		return 0, fmt.Errorf("forgetting %s: %w", kind, err)
 	}
-	return n, nil
+	return n, db.scrub(ctx, ref)
 }
 
 // DeleteSession removes a session with everything recorded in it.
@@ -72,7 +72,23 @@ func (db *DB) deleteWhere(ctx context.Context, where string, arg any, what strin
 	if err != nil {
 		return Deleted{}, fmt.Errorf("forgetting %s: %w", what, err)
 	}
-	return d, nil
+	return d, db.scrub(ctx, what)
+}
+
+// scrub removes what a forget deleted from the WAL as well: it checkpoints
+// the WAL into the database file, where secure_delete zeroed the freed
+// space, and truncates it, so that no older version of a page holding the
+// forgotten text remains. It waits for readers like any statement.
+func (db *DB) scrub(ctx context.Context, what string) error {
+	var busy, logPages, done int
+	if err := db.x.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil {
+		return fmt.Errorf("clearing the WAL after forgetting %s: %w", what, mapErr(err))
+	}
+	if busy != 0 {
+		return fmt.Errorf("forgot %s, but other processes kept its old pages in the WAL; `mem summarize --maintain` clears them: %w",
+			what, ErrBusy)
+	}
+	return nil
 }
 
 // deleteSessions deletes the sessions matching where and, explicitly rather
