@@ -175,11 +175,27 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{})
+	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{Wait: cliWait})
 	if err != nil {
 		return nil, dbError(a.cfg.String("db"), err)
 	}
 	a.db = db
+	return db, nil
+}
+
+// cliWait is how long a command keeps retrying a database other processes
+// are writing to before it gives up with "database is locked".
+const cliWait = 60 * time.Second
+
+// writeStore opens the database for a command that writes: the hook events
+// spooled while the database was busy are applied first, so they keep their
+// order before what the command writes.
+func (a *App) writeStore(ctx context.Context) (*store.DB, error) {
+	db, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	drainSpool(ctx, a, db)
 	return db, nil
 }
 
@@ -190,7 +206,7 @@ func (a *App) sessionStore(ctx context.Context, sessionID string) (*store.DB, er
 	if err != nil {
 		return nil, err
 	}
-	db, err := a.Store(ctx)
+	db, err := a.writeStore(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,10 @@ import (
 // (logged), since no tool result worth remembering needs more.
 const MaxEvent = 64 << 20
 
+// SettleFor is how long a hook whose deadline passed still waits for its
+// event to be recorded or spooled (Handler.Settle), having replied nothing.
+const SettleFor = time.Second
+
 // Runner runs one hook invocation: read the event, handle it, write the
 // reply. It never fails: every problem is logged and the editor gets a
 // valid reply or nothing, within the deadline.
@@ -80,6 +84,9 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 		return true
 	case <-ctx.Done():
 		r.Log.Printf(Event{Agent: r.Adapter.Agent()}, "no answer within the deadline of %s: replied with nothing", r.Deadline)
+		if !r.Handler.Settle(SettleFor) {
+			r.Log.Printf(Event{Agent: r.Adapter.Agent()}, "event not recorded nor spooled within %s more: lost", SettleFor)
+		}
 		return false
 	}
 }
