@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,12 @@ func newHookCmd(app *App) *cobra.Command {
 		Short: "Answer an editor hook event read on stdin (always exits 0)",
 		Long: `Read one hook event as JSON on stdin, record what it is worth and print the reply the editor
 expects (or nothing). It exits 0 on every path and answers within hook.deadline; problems go to
-stderr and to the hook.log file. mem install sets editors up to run it.`,
+stderr and to the hook.log file. mem install sets editors up to run it.
+
+When another process holds the database past a short wait (50 ms), the event is written to the
+spool folder beside the database (<db>.spool) and the reply is empty; the next mem process that
+gets the database (a hook, or a command that writes) applies spooled events in the order they
+arrived, each once. mem doctor counts the events waiting.`,
 		Hidden:             true,
 		DisableFlagParsing: true,
 		PersistentPreRunE: func(*cobra.Command, []string) error {
@@ -187,25 +193,30 @@ func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...
 const cliDrainFor = 5 * time.Second
 
 // drainSpool applies the hook events spooled beside db (while the database
-// was too busy for the hooks), before a command writes. Problems go to
-// hook.log: they concern the hooks, not the command.
-func drainSpool(ctx context.Context, app *App, db *store.DB) {
+// was too busy for the hooks). With wait, it waits for the drain lock and
+// the database as the command's writes do; without, it applies them only if
+// both are free at once. Problems go to hook.log: they concern the hooks,
+// not the command.
+func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 	sp := spool.Beside(db.Path())
 	if n, _, _ := sp.Len(); n == 0 {
 		return
 	}
 	until := time.Now().Add(cliDrainFor)
 	release, ok := sp.TryLock()
-	for ; !ok && time.Now().Before(until); release, ok = sp.TryLock() {
+	for ; wait && !ok && time.Now().Before(until); release, ok = sp.TryLock() {
 		time.Sleep(10 * time.Millisecond) // a hook is applying it: its turn is short
 	}
 	if !ok {
 		return
 	}
 	defer release()
+	if !wait {
+		ctx = store.WithWait(ctx, 0)
+	}
 	log := &hook.Logger{Path: app.cfg.String("hook.log"), Now: app.Now}
 	h := newHookHandler(app, app.cfg, func(format string, a ...any) { log.Printf(hook.Event{Agent: "spool"}, format, a...) })
-	if _, err := h.Drain(ctx, db, until); err != nil {
+	if _, err := h.Drain(ctx, db, until); err != nil && !errors.Is(err, store.ErrBusy) {
 		log.Printf(hook.Event{Agent: "spool"}, "applying spooled events: %v", err)
 	}
 }

@@ -175,27 +175,34 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{Wait: cliWait})
+	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait})
 	if err != nil {
 		return nil, dbError(a.cfg.String("db"), err)
 	}
 	a.db = db
+	// What hooks spooled is applied when the database is free at once, so
+	// that what the command reads includes it.
+	drainSpool(ctx, a, db, false)
 	return db, nil
 }
 
-// cliWait is how long a command keeps retrying a database other processes
-// are writing to before it gives up with "database is locked".
-const cliWait = 60 * time.Second
+// A command's statement waits cliBusyMillis for another writer; its writes
+// retry, with a random pause, for cliWait before failing with "database is
+// locked".
+const (
+	cliBusyMillis = 250
+	cliWait       = 60 * time.Second
+)
 
 // writeStore opens the database for a command that writes: the hook events
-// spooled while the database was busy are applied first, so they keep their
-// order before what the command writes.
+// spooled while the database was busy are applied first, waiting for the
+// database if need be, so they keep their order before what it writes.
 func (a *App) writeStore(ctx context.Context) (*store.DB, error) {
 	db, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	drainSpool(ctx, a, db)
+	drainSpool(ctx, a, db, true)
 	return db, nil
 }
 

@@ -59,7 +59,7 @@ type Handler struct {
 	Recall    RecallFunc
 	Summarize SummarizeFunc
 	Context   ContextFunc
-	// Spool keeps the events the database is too busy for (spool.go).
+	// Spool keeps the events the database is too busy for (internal/spool/README.md).
 	Spool *spool.Dir
 	// DrainFor bounds how long Handle applies spooled events before its own.
 	DrainFor time.Duration
@@ -141,7 +141,13 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	if err != nil || busy || !sw.Inject {
 		return Reply{}, err
 	}
-	return t.answer(ctx)
+	reply, err := t.answer(ctx)
+	if errors.Is(err, store.ErrBusy) {
+		// The database is busy: no context this turn, what waits for the
+		// session stays pending for the next.
+		return reply, nil
+	}
+	return reply, err
 }
 
 // SpoolMargin is how long before its deadline Handle stops waiting for the
@@ -196,14 +202,19 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 		r := <-done
 		return r.t, r.busy, r.err
 	}
-	timer := time.NewTimer(time.Until(deadline) - SpoolMargin)
+	left := time.Until(deadline)
+	timer := time.NewTimer(left - min(SpoolMargin, left/3))
 	defer timer.Stop()
 	select {
 	case r := <-done:
 		return r.t, r.busy, r.err
 	case <-timer.C:
 		defer settled()
-		return nil, true, h.spool(j, "not recorded in time")
+		if err := h.spool(j, "not recorded in time"); err != nil {
+			return nil, true, err
+		}
+		h.logf("not recorded within the deadline: event spooled as %s, to be applied by the next mem process", j.ID)
+		return nil, true, nil
 	}
 }
 
@@ -217,10 +228,15 @@ func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 		if n, _, _ := h.Spool.Len(); n > 0 {
 			release, ok := h.Spool.TryLock()
 			if !ok {
-				return false, h.spool(t.job(), "another process is applying the spool")
+				// The process applying the spool looks again before it
+				// lets go; if it has just let go, this one takes over.
+				err := h.spool(t.job(), "another process is applying the spool")
+				if err == nil {
+					h.takeOver(ctx, t.db)
+				}
+				return false, err
 			}
-			defer release()
-			left, err := h.Drain(ctx, t.db, time.Now().Add(h.DrainFor))
+			left, err := h.drainHeld(ctx, t.db, release)
 			if err != nil && !errors.Is(err, store.ErrBusy) {
 				h.logf("applying spooled events: %v", err)
 			}
@@ -236,7 +252,7 @@ func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 			return err
 		}
 		// The spool is empty (or unused): the ids of events applied long
-		// ago cannot be met again (README).
+		// ago cannot be met again (internal/spool/README.md).
 		return tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied)))
 	})
 	t.db = db

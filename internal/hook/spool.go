@@ -29,11 +29,11 @@ type job struct {
 }
 
 // KeepApplied is how long the ids of applied events are kept. An id is only
-// needed while a file of the event may still be in the spool (README).
+// needed while a file of the event may still be in the spool (internal/spool/README.md).
 const KeepApplied = 24 * time.Hour
 
-// spool writes j to the spool, saying why in hook.log. A failed write loses
-// the event, and says so.
+// spool writes j to the spool. Spooling is how a busy database is met, not
+// a problem: it is not logged. A failed write loses the event, and says so.
 func (h *Handler) spool(j job, why string) error {
 	data, err := json.Marshal(j)
 	if err == nil {
@@ -42,7 +42,6 @@ func (h *Handler) spool(j job, why string) error {
 	if err != nil {
 		return fmt.Errorf("event lost: %s, and spooling it failed: %w", why, err)
 	}
-	h.logf("%s: event spooled as %s, to be applied by the next mem process", why, j.ID)
 	return nil
 }
 
@@ -93,6 +92,40 @@ func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int
 		}
 	}
 	return 0, nil
+}
+
+// drainHeld drains for h.DrainFor with the drain lock held, releases it,
+// and drains again while events spooled meanwhile are found and the lock is
+// free: a hook that spooled because this one held the lock may have looked
+// for the lock just before it was let go.
+func (h *Handler) drainHeld(ctx context.Context, db *store.DB, release func()) (int, error) {
+	until := time.Now().Add(h.DrainFor)
+	for {
+		left, err := h.Drain(ctx, db, until)
+		release()
+		if err != nil || left > 0 || time.Now().After(until) {
+			return left, err
+		}
+		if n, _, _ := h.Spool.Len(); n == 0 {
+			return 0, nil
+		}
+		var ok bool
+		if release, ok = h.Spool.TryLock(); !ok {
+			return 0, nil // another process drains what is left
+		}
+	}
+}
+
+// takeOver applies the spool when its drain lock is free, after this hook
+// spooled its event because another process held it.
+func (h *Handler) takeOver(ctx context.Context, db *store.DB) {
+	release, ok := h.Spool.TryLock()
+	if !ok {
+		return
+	}
+	if _, err := h.drainHeld(ctx, db, release); err != nil && !errors.Is(err, store.ErrBusy) {
+		h.logf("applying spooled events: %v", err)
+	}
 }
 
 func (h *Handler) setAside(e spool.Entry, why error) {

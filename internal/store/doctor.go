@@ -37,6 +37,7 @@ func (db *DB) Doctor(ctx context.Context) []Check {
 	failed := func(name string, err error) {
 		if errors.Is(err, ErrBusy) {
 			checks = append(checks, Check{Name: name, OK: true, Detail: BusyDetail, Busy: true})
+			ctx = WithWait(ctx, 0) // waited once: the other checks do not wait again
 			return
 		}
 		add(name, false, err.Error())
