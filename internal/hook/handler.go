@@ -90,8 +90,9 @@ func (h *Handler) Settle(d time.Duration) bool {
 	}
 }
 
-// settling starts the handling of an event: Settle waits until the
-// returned func is called (the event is recorded, spooled, or not to be).
+// settling starts the handling of an event, from before it is read: Settle
+// waits until the returned func is called (the event is recorded, spooled,
+// or not to be kept).
 func (h *Handler) settling() func() {
 	durable := make(chan struct{})
 	var once sync.Once
@@ -112,11 +113,16 @@ const (
 // events that arrived before it; when the database stays busy past the
 // store's short wait, the event is spooled and the reply is empty.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
+	return h.handle(ctx, ev, h.settling())
+}
+
+// handle is Handle; settled is called once ev is recorded or spooled, or
+// there is nothing to keep.
+func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, error) {
+	defer settled()
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
-	settled := h.settling()
-	defer settled()
 	if err := memory.ValidateSessionID("session_id", ev.SessionID); err != nil {
 		return Reply{}, err
 	}
@@ -141,14 +147,27 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	if err != nil || busy || !sw.Inject {
 		return Reply{}, err
 	}
+	// The event is recorded: the reply must come in time or not at all.
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-answerMargin))
+		defer cancel()
+	}
 	reply, err := t.answer(ctx)
-	if errors.Is(err, store.ErrBusy) {
-		// The database is busy: no context this turn, what waits for the
-		// session stays pending for the next.
-		return reply, nil
+	switch {
+	case ctx.Err() != nil:
+		h.logf("no context: the reply was not ready %s before the deadline (the event is recorded)", answerMargin)
+		return Reply{}, nil
+	case errors.Is(err, store.ErrBusy):
+		// No context this turn: what waits for the session stays pending.
+		return Reply{}, nil
 	}
 	return reply, err
 }
+
+// answerMargin is how long before its deadline Handle gives up building a
+// reply, so that it replies nothing in time rather than something late.
+const answerMargin = 100 * time.Millisecond
 
 // SpoolMargin is how long before its deadline Handle stops waiting for the
 // database and spools the event instead, so that a hook starved of CPU or

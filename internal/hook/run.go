@@ -53,15 +53,17 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 	ctx, cancel := context.WithDeadline(ctx, start.Add(r.Deadline))
 	defer cancel()
 	done := make(chan outcome, 1)
+	settled := r.Handler.settling()
 	go func() {
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
 				o = outcome{ev: o.ev, err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 			}
+			settled()
 			done <- o
 		}()
-		o = r.handle(ctx, in)
+		o = r.handle(ctx, in, settled)
 	}()
 	select {
 	case o := <-done:
@@ -91,7 +93,7 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 	}
 }
 
-func (r *Runner) handle(ctx context.Context, in io.Reader) outcome {
+func (r *Runner) handle(ctx context.Context, in io.Reader, settled func()) outcome {
 	data, err := io.ReadAll(io.LimitReader(in, MaxEvent+1))
 	if err != nil {
 		return outcome{err: fmt.Errorf("reading the event: %w", err)}
@@ -109,7 +111,7 @@ func (r *Runner) handle(ctx context.Context, in io.Reader) outcome {
 	if ev.Kind == KindIgnored {
 		return outcome{ev: ev}
 	}
-	reply, err := r.Handler.Handle(ctx, ev)
+	reply, err := r.Handler.handle(ctx, ev, settled)
 	if err != nil {
 		// Whatever was done stays done; the reply still goes out if there is one.
 		return outcome{ev: ev, reply: r.Adapter.Encode(ev, reply), err: err}
