@@ -198,7 +198,7 @@ func (s *stress) mixedLoad() error {
 	if err != nil {
 		return err
 	}
-	rounds := s.n(5, 20)
+	rounds := s.n(3, 20)
 	var p problems
 	var mu sync.Mutex
 	titles := map[string]bool{} // observations acknowledged by observe and MCP

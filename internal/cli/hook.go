@@ -162,8 +162,8 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 // A hook waits hookLockWait for a database another process writes to, then
 // spools its event (hook.Handler); one that gets the database applies the
 // spooled events first, for at most hookDrainFor (or a quarter of the time
-// left before its deadline). Measured with 48 hooks at once on 2 cores
-// (scripts/stress, internal/spool/README.md).
+// left before its deadline). The hook-burst and db-locked checks of
+// scripts/stress hold with these (internal/spool/README.md).
 const (
 	hookLockWait = 50 * time.Millisecond
 	hookDrainFor = 150 * time.Millisecond
