@@ -30,6 +30,8 @@ func main() {
 		err = runBench(os.Args[2:])
 	case "stress":
 		err = runStress(os.Args[2:])
+	case "hold-lock":
+		err = holdLock(os.Args[2:])
 	default:
 		usage()
 	}
@@ -40,6 +42,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: mem-bench gen|bench|stress [flags]")
+	fmt.Fprintln(os.Stderr, "usage: mem-bench gen|bench|stress|hold-lock [flags]")
 	os.Exit(2)
 }

@@ -77,6 +77,10 @@ func runStress(args []string) error {
 		{"disk-full", s.diskFull},
 		{"disk-garbage", s.garbage},
 		{"bad-input", s.badInput},
+		{"hook-burst", s.hookBurst},
+		{"mixed-load", s.mixedLoad},
+		{"db-locked", s.lockedHooks},
+		{"spool-kill", s.spoolKill},
 	}
 	for _, c := range checks {
 		if *only != "" && !strings.Contains(c.name, *only) {
@@ -320,11 +324,17 @@ func until(done <-chan struct{}, wg *sync.WaitGroup, fn func()) {
 
 // importFile writes n generated observations as one interchange file.
 func (s *stress) importFile(name string, n int) (string, int, error) {
+	return s.importFileWith(name, n, "")
+}
+
+// importFileWith is importFile with prefix for the ids, so that files of
+// different prefixes hold different records.
+func (s *stress) importFileWith(name string, n int, prefix string) (string, int, error) {
 	p := filepath.Join(s.dir, name)
 	var buf bytes.Buffer
 	enc := interchange.NewEncoder(&buf)
 	obs := 0
-	err := benchgen.Generate(benchgen.Options{Observations: n, Seed: 3, Projects: 3}, func(r memory.Record) error {
+	err := benchgen.Generate(benchgen.Options{Observations: n, Seed: 3, Projects: 3, Prefix: prefix}, func(r memory.Record) error {
 		if r.Kind == memory.KindObservation {
 			obs++
 		}

@@ -19,8 +19,8 @@ import (
 // found its parts.
 type Call struct {
 	Tool     string          // the agent's tool name: Edit, Bash, apply_patch, replace, edit, ...
-	Input    json.RawMessage // the tool's arguments
-	Response json.RawMessage // what the tool returned (object or string)
+	Input    json.RawMessage `json:",omitempty"` // the tool's arguments
+	Response json.RawMessage `json:",omitempty"` // what the tool returned (object or string)
 	// Failed is set when the agent says the call failed (PostToolUseFailure).
 	Failed bool
 	// Error is the agent's error text for a failed call.

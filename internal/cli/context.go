@@ -24,7 +24,7 @@ func newCollector(cfg *config.Config, now func() time.Time, db collector.Store) 
 
 // openCollector opens the store and returns the collector over it.
 func openCollector(ctx context.Context, app *App) (*collector.Collector, error) {
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 	if err != nil {
 		return err
 	}
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 			paths[i] = filepath.Join(wd, p)
 		}
 	}
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 			return invalid("--yes", "given to confirm forgetting every session of project "+projectKey, "")
 		}
 	}
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ func hookCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 	return map[string]func(*testscript.TestScript, bool, []string){
 		"bigevent":  cmdBigEvent,
 		"lockdb":    cmdLockDB,
+		"unlockdb":  cmdUnlockDB,
 		"hookstorm": cmdHookStorm,
 		"envq":      cmdEnvQ,
 		"dbgrep":    cmdDBGrep,
@@ -78,11 +79,31 @@ func cmdLockDB(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	_, err = conn.ExecContext(context.Background(), "BEGIN IMMEDIATE")
 	ts.Check(err)
-	ts.Defer(func() {
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
-	})
+	var once sync.Once
+	release := func() {
+		once.Do(func() {
+			conn.ExecContext(context.Background(), "ROLLBACK")
+			conn.Close()
+			db.Close()
+		})
+	}
+	locks.Store(ts.MkAbs(args[0]), release)
+	ts.Defer(release)
+}
+
+// locks holds the release of each lockdb, by database path.
+var locks sync.Map
+
+// unlockdb DB releases the lock lockdb took.
+func cmdUnlockDB(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: unlockdb DB")
+	}
+	release, ok := locks.LoadAndDelete(ts.MkAbs(args[0]))
+	if !ok {
+		ts.Fatalf("unlockdb: %s is not locked", args[0])
+	}
+	release.(func())()
 }
 
 // hookstorm N AGENT EVENT... runs N `mem hook AGENT` processes at once, the

@@ -43,7 +43,7 @@ func runImport(ctx context.Context, app *App, src string) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("import %s: %w", src, err))
 	}
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ func newInitCmd(app *App) *cobra.Command {
 }
 
 func runInit(ctx context.Context, app *App) error {
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}

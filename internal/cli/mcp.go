@@ -54,7 +54,7 @@ func runMCP(ctx context.Context, app *App, o mcpOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -182,11 +182,34 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{})
+	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait})
 	if err != nil {
 		return nil, dbError(a.cfg.String("db"), err)
 	}
 	a.db = db
+	// What hooks spooled is applied when the database is free at once, so
+	// that what the command reads includes it.
+	drainSpool(ctx, a, db, false)
+	return db, nil
+}
+
+// A command's statement waits cliBusyMillis for another writer; its writes
+// retry, with a random pause, for cliWait before failing with "database is
+// locked".
+const (
+	cliBusyMillis = 250
+	cliWait       = 60 * time.Second
+)
+
+// writeStore opens the database for a command that writes: the hook events
+// spooled while the database was busy are applied first, waiting for the
+// database if need be, so they keep their order before what it writes.
+func (a *App) writeStore(ctx context.Context) (*store.DB, error) {
+	db, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	drainSpool(ctx, a, db, true)
 	return db, nil
 }
 
@@ -197,7 +220,7 @@ func (a *App) sessionStore(ctx context.Context, sessionID string) (*store.DB, er
 	if err != nil {
 		return nil, err
 	}
-	db, err := a.Store(ctx)
+	db, err := a.writeStore(ctx)
 	if err != nil {
 		return nil, err
 	}

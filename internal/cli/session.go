@@ -61,7 +61,7 @@ func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error
 	if err != nil {
 		return err
 	}
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func newSessionEndCmd(app *App) *cobra.Command {
 			if err := memory.ValidateSessionID("--session", id); err != nil {
 				return usageErr(err)
 			}
-			db, err := app.Store(cmd.Context())
+			db, err := app.writeStore(cmd.Context())
 			if err != nil {
 				return err
 			}

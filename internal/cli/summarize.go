@@ -119,7 +119,7 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	// Stop between sessions on Ctrl-C or SIGTERM, releasing the lease.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	db, err := app.Store(ctx)
+	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
 	"github.com/memhq/mem/internal/termsafe"
@@ -46,7 +49,8 @@ type ContextFunc func(ctx context.Context, db *store.DB, t ContextTurn) (string,
 
 // Handler does what an event calls for. Open, Project and Switches are
 // required; Recall, Summarize and Context may be nil (then that part is
-// skipped).
+// skipped), and so may Spool (then an event the database is too busy for is
+// lost, logged).
 type Handler struct {
 	Open      func(ctx context.Context) (*store.DB, error)
 	Project   func(dir string) (project.Identity, error)
@@ -56,9 +60,47 @@ type Handler struct {
 	Recall    RecallFunc
 	Summarize SummarizeFunc
 	Context   ContextFunc
+	// Spool keeps the events the database is too busy for (internal/spool/README.md).
+	Spool *spool.Dir
+	// DrainFor bounds how long Handle applies spooled events before its own.
+	DrainFor time.Duration
 	// MaxChars caps injected text (Claude Code cuts at 10,000 characters).
 	MaxChars int
 	Logf     func(format string, args ...any)
+
+	mu      sync.Mutex
+	durable chan struct{} // closed once the event being handled is recorded or spooled
+}
+
+// Settle waits, at most d, until the event being handled is recorded or
+// spooled, and reports whether it is (true as well when there is none).
+// The hook calls it when its deadline cut the handling short, so that an
+// event is not lost to a process ending in the middle of writing it.
+func (h *Handler) Settle(d time.Duration) bool {
+	h.mu.Lock()
+	c := h.durable
+	h.mu.Unlock()
+	if c == nil {
+		return true
+	}
+	select {
+	case <-c:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// settling starts the handling of an event, from before it is read: Settle
+// waits until the returned func is called (the event is recorded, spooled,
+// or not to be kept).
+func (h *Handler) settling() func() {
+	durable := make(chan struct{})
+	var once sync.Once
+	h.mu.Lock()
+	h.durable = durable
+	h.mu.Unlock()
+	return func() { once.Do(func() { close(durable) }) }
 }
 
 // Marks the hook keeps on sessions.
@@ -67,8 +109,18 @@ const (
 	markCompacted = "compacted" // Gemini compressed the context: the next prompt gets the compaction block
 )
 
-// Handle does what ev calls for and returns the reply.
+// Handle does what ev calls for and returns the reply. What the event
+// changes in the database is done in one transaction, after the spooled
+// events that arrived before it; when the database stays busy past the
+// store's short wait, the event is spooled and the reply is empty.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
+	return h.handle(ctx, ev, h.settling())
+}
+
+// handle is Handle; settled is called once ev is recorded or spooled, or
+// there is nothing to keep.
+func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, error) {
+	defer settled()
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
@@ -78,6 +130,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	// session's events still meet under one id, which prints as it is.
 	ev.SessionID, ev.ParentID = termsafe.Line(privacy.FilterID(ev.SessionID)), termsafe.Line(privacy.FilterID(ev.ParentID))
 	ev.AgentType = privacy.Filter(ev.AgentType)
+	// A prompt is filtered once, before it is spooled, recorded or handed
+	// to the context sources.
+	ev.Prompt = privacy.Filter(ev.Prompt)
 	if err := memory.ValidateSessionID("session_id", ev.SessionID); err != nil {
 		return Reply{}, err
 	}
@@ -96,18 +151,155 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	if !sw.Inject && !sw.Capture {
 		return Reply{}, nil // opted out: not even the database is opened
 	}
-	db, err := h.Open(ctx)
-	if err != nil {
+	at := h.now()
+	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
+	t, busy, err := h.recordBy(ctx, j, sw.Capture, sw.Inject, settled)
+	if err != nil || busy || !sw.Inject {
 		return Reply{}, err
 	}
+	// The event is recorded: the reply must come in time or not at all.
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-answerMargin))
+		defer cancel()
+	}
+	reply, err := t.answer(ctx)
+	switch {
+	case ctx.Err() != nil:
+		h.logf("no context: the reply was not ready %s before the deadline (the event is recorded)", answerMargin)
+		return Reply{}, nil
+	case errors.Is(err, store.ErrBusy):
+		// No context this turn: what waits for the session stays pending.
+		return Reply{}, nil
+	}
+	return reply, err
+}
+
+// answerMargin is how long before its deadline Handle gives up building a
+// reply, so that it replies nothing in time rather than something late.
+const answerMargin = 100 * time.Millisecond
+
+// SpoolMargin is how long before its deadline Handle stops waiting for the
+// database and spools the event instead, so that a hook starved of CPU or
+// of the database still answers in time without losing its event.
+const SpoolMargin = 300 * time.Millisecond
+
+// recordBy opens the database and, when capture is on, records j; when that
+// has not finished SpoolMargin before ctx's deadline, j is spooled and busy
+// is true. The work left running may still commit before the process ends:
+// j's id, recorded with its changes, keeps it from being applied twice.
+func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, settled func()) (*turn, bool, error) {
+	type result struct {
+		t    *turn
+		busy bool
+		err  error
+	}
+	if capture && h.Spool != nil {
+		if n, _, _ := h.Spool.Len(); n > 0 {
+			// Events wait in the spool: the database was busy a moment ago.
+			// Waiting for it again would only make this hook late: it
+			// gets it at once (and applies them), or joins them.
+			ctx = store.WithWait(ctx, 0)
+		}
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			if p := recover(); p != nil {
+				r = result{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+			}
+			settled()
+			done <- r
+		}()
+		db, err := h.Open(ctx)
+		if err != nil {
+			if capture && h.Spool != nil && errors.Is(err, store.ErrBusy) {
+				r = result{busy: true, err: h.spool(j, "database busy")}
+			} else {
+				r = result{err: err}
+			}
+			return
+		}
+		r.t = h.turn(db, j, capture, inject)
+		if capture {
+			r.busy, r.err = h.record(ctx, r.t)
+		}
+	}()
+	deadline, ok := ctx.Deadline()
+	if !ok || !capture || h.Spool == nil {
+		r := <-done
+		return r.t, r.busy, r.err
+	}
+	left := time.Until(deadline)
+	timer := time.NewTimer(left - min(SpoolMargin, left/3))
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.t, r.busy, r.err
+	case <-timer.C:
+		defer settled()
+		if err := h.spool(j, "not recorded in time"); err != nil {
+			return nil, true, err
+		}
+		h.logf("not recorded within the deadline: event spooled as %s, to be applied by the next mem process", j.ID)
+		return nil, true, nil
+	}
+}
+
+// record applies the spooled events waiting (for at most h.DrainFor), then
+// t's own. When some stay waiting, or another process is applying them, t's
+// event joins them, so that events are applied in the order they arrived.
+// busy reports that the database was too busy: t's event was spooled and
+// there is no time left to answer.
+func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
+	if h.Spool != nil {
+		if n, _, _ := h.Spool.Len(); n > 0 {
+			release, ok := h.Spool.TryLock()
+			if !ok {
+				// The process applying the spool looks again before it
+				// lets go; if it has just let go, this one takes over.
+				err := h.spool(t.job(), "another process is applying the spool")
+				if err == nil {
+					h.takeOver(ctx, t.db)
+				}
+				return false, err
+			}
+			left, err := h.drainHeld(ctx, t.db, release)
+			if err != nil && !errors.Is(err, store.ErrBusy) {
+				h.logf("applying spooled events: %v", err)
+			}
+			if left > 0 {
+				return errors.Is(err, store.ErrBusy), h.spool(t.job(), fmt.Sprintf("%d spooled events wait before it", left))
+			}
+		}
+	}
+	db := t.db
+	_, err = db.Apply(ctx, t.id, func(tx *store.DB) error {
+		t.db = tx
+		if err := t.record(ctx); err != nil {
+			return err
+		}
+		// The spool is empty (or unused): the ids of events applied long
+		// ago cannot be met again (internal/spool/README.md).
+		return tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied)))
+	})
+	t.db = db
+	if h.Spool != nil && errors.Is(err, store.ErrBusy) {
+		return true, h.spool(t.job(), "database busy")
+	}
+	return false, err
+}
+
+func (h *Handler) turn(db *store.DB, j job, capture, inject bool) *turn {
+	ev := j.Event
 	cwd := ev.Cwd
 	if cwd == "" {
-		cwd = dir
+		cwd = j.Dir
 	}
-	s := memory.Session{ID: ev.SessionID, Project: id.Key, Agent: ev.Agent, AgentType: ev.AgentType,
-		Cwd: privacy.Filter(cwd), ParentID: ev.ParentID, StartedAt: h.now()}
-	t := turn{h: h, db: db, ev: ev, s: s, root: id.Root, capture: sw.Capture, inject: sw.Inject}
-	return t.run(ctx)
+	s := memory.Session{ID: ev.SessionID, Project: j.Project, Agent: ev.Agent, AgentType: ev.AgentType,
+		Cwd: privacy.Filter(cwd), ParentID: ev.ParentID, StartedAt: j.At}
+	return &turn{h: h, db: db, id: j.ID, ev: ev, s: s, dir: j.Dir, project: j.Project, root: j.Root, at: j.At, capture: capture, inject: inject}
 }
 
 func (h *Handler) now() time.Time {
@@ -127,93 +319,111 @@ func (h *Handler) logf(format string, args ...any) {
 type turn struct {
 	h       *Handler
 	db      *store.DB
+	id      string // the event's id (spool.NewID)
 	ev      Event
 	s       memory.Session
+	dir     string // the folder the project was resolved from
+	project string
 	root    string
+	at      time.Time // when the event arrived: the time of everything it records
 	capture bool
 	inject  bool
 }
 
-func (t *turn) run(ctx context.Context) (Reply, error) {
+// job returns t's event as it is spooled.
+func (t *turn) job() job {
+	return job{V: jobVersion, ID: t.id, At: t.at, Dir: t.dir, Project: t.project, Root: t.root, Event: t.ev}
+}
+
+// record does what the event changes in the database.
+func (t *turn) record(ctx context.Context) error {
 	switch t.ev.Kind {
 	case KindSessionStart:
-		if t.capture {
-			s, _, err := t.db.StartSession(ctx, t.s)
-			if err != nil {
-				return Reply{}, err
-			}
-			t.s = s
+		s, _, err := t.db.StartSession(ctx, t.s)
+		if err != nil {
+			return err
 		}
-		return t.block(ctx, ModeStart)
+		t.s = s
 	case KindSystem:
-		if err := t.ensure(ctx); err != nil {
-			return Reply{}, err
-		}
-		return t.block(ctx, ModeStart)
+		return t.ensure(ctx)
 	case KindCompacted:
 		if err := t.ensure(ctx); err != nil {
-			return Reply{}, err
+			return err
 		}
 		if t.ev.Agent == AgentOpenCode {
 			// OpenCode's compacting hook runs before the compaction: checkpoint first.
 			t.checkpoint(ctx)
 		}
+	case KindPrompt:
+		if err := t.ensure(ctx); err != nil {
+			return err
+		}
+		if text := t.ev.Prompt; !privacy.IsEmpty(text) {
+			p, err := t.db.AddPrompt(ctx, t.s.ID, cutText(text), t.at)
+			if err != nil {
+				return err
+			}
+			t.s.PromptCount = p.PromptNumber
+		}
+	case KindTool:
+		return t.tool(ctx)
+	case KindPreCompact:
+		if err := t.ensure(ctx); err != nil {
+			return err
+		}
+		t.checkpoint(ctx)
+		if t.ev.Agent == AgentGemini {
+			if _, err := t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompacted, t.at); err != nil {
+				return err
+			}
+		}
+	case KindStop:
+		if strings.TrimSpace(t.ev.Message) == "" {
+			return nil
+		}
+		if err := t.ensure(ctx); err != nil {
+			return err
+		}
+		return t.db.SetLastMessage(ctx, t.s.ID, cutText(privacy.Filter(t.ev.Message)), t.at)
+	case KindSubagentStop:
+		if msg := strings.TrimSpace(t.ev.Message); msg != "" {
+			if err := t.ensure(ctx); err != nil {
+				return err
+			}
+			if err := t.db.SetLastMessage(ctx, t.s.ID, cutText(privacy.Filter(msg)), t.at); err != nil {
+				return err
+			}
+		}
+		return t.end(ctx)
+	case KindSessionEnd:
+		return t.end(ctx)
+	}
+	return nil
+}
+
+// answer builds the reply: the context the event calls for.
+func (t *turn) answer(ctx context.Context) (Reply, error) {
+	switch t.ev.Kind {
+	case KindSessionStart, KindSystem:
+		return t.block(ctx, ModeStart)
+	case KindCompacted:
 		return t.block(ctx, ModeCompact)
 	case KindPrompt:
 		return t.prompt(ctx)
 	case KindTool:
-		return t.tool(ctx)
-	case KindPreCompact:
-		if !t.capture {
-			return Reply{}, nil
+		r := capture.Analyze(t.ev.Call, t.where())
+		var edited []string
+		if r.Observation != nil {
+			edited = r.Observation.FilesModified
 		}
-		if err := t.ensure(ctx); err != nil {
-			return Reply{}, err
-		}
-		t.checkpoint(ctx)
-		if t.ev.Agent == AgentGemini {
-			if _, err := t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompacted, t.h.now()); err != nil {
-				return Reply{}, err
-			}
-		}
-		return Reply{}, nil
-	case KindStop:
-		if !t.capture || strings.TrimSpace(t.ev.Message) == "" {
-			return Reply{}, nil
-		}
-		if err := t.ensure(ctx); err != nil {
-			return Reply{}, err
-		}
-		return Reply{}, t.db.SetLastMessage(ctx, t.s.ID, cutText(privacy.Filter(t.ev.Message)), t.h.now())
-	case KindSubagentStop:
-		if !t.capture {
-			return Reply{}, nil
-		}
-		if msg := strings.TrimSpace(t.ev.Message); msg != "" {
-			if err := t.ensure(ctx); err != nil {
-				return Reply{}, err
-			}
-			if err := t.db.SetLastMessage(ctx, t.s.ID, cutText(privacy.Filter(msg)), t.h.now()); err != nil {
-				return Reply{}, err
-			}
-		}
-		return Reply{}, t.end(ctx)
-	case KindSessionEnd:
-		if !t.capture {
-			return Reply{}, nil
-		}
-		return Reply{}, t.end(ctx)
+		return t.context(ctx, nil, r.FilesRead, edited)
 	}
 	return Reply{}, nil
 }
 
-// ensure makes sure the session exists when capture is on, and loads it. It
-// reads first: most events come to a session that exists, and a read takes
-// no write lock from the other hooks firing at the same time.
+// ensure makes sure the session exists, and loads it. It reads first: most
+// events come to a session that exists and need not change it.
 func (t *turn) ensure(ctx context.Context) error {
-	if !t.capture {
-		return nil
-	}
 	s, err := t.db.Session(ctx, t.s.ID)
 	stale := err == nil && (t.s.AgentType != "" && t.s.AgentType != s.AgentType || t.s.ParentID != "" && s.ParentID == "")
 	if errors.Is(err, memory.ErrNotFound) || stale {
@@ -229,14 +439,14 @@ func (t *turn) ensure(ctx context.Context) error {
 // end marks the session ended (dropping its pending context) and writes its
 // summary. A session mem never saw is left alone.
 func (t *turn) end(ctx context.Context) error {
-	if _, err := t.db.EndSession(ctx, t.s.ID, t.h.now()); err != nil {
+	if _, err := t.db.EndSession(ctx, t.s.ID, t.at); err != nil {
 		if errors.Is(err, memory.ErrNotFound) {
 			return nil
 		}
 		return err
 	}
 	if t.h.Summarize != nil {
-		if err := t.h.Summarize(ctx, t.db, t.s.ID, t.h.now()); err != nil {
+		if err := t.h.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
 			return fmt.Errorf("summarizing session %s: %w", t.s.ID, err)
 		}
 	}
@@ -247,10 +457,10 @@ func (t *turn) end(ctx context.Context) error {
 // context: the summary of the session up to now, which the compaction block
 // then carries and SessionEnd later replaces.
 func (t *turn) checkpoint(ctx context.Context) {
-	if !t.capture || t.h.Summarize == nil {
+	if t.h.Summarize == nil {
 		return
 	}
-	if err := t.h.Summarize(ctx, t.db, t.s.ID, t.h.now()); err != nil {
+	if err := t.h.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
 		t.h.logf("checkpoint of session %s: %v", t.s.ID, err)
 	}
 }
@@ -288,32 +498,18 @@ func (t *turn) reply(parts ...string) Reply {
 }
 
 func (t *turn) prompt(ctx context.Context) (Reply, error) {
-	// Filtered once, for the record and for the context sources alike.
-	t.ev.Prompt = privacy.Filter(t.ev.Prompt)
 	var parts []string
-	if t.capture {
-		if err := t.ensure(ctx); err != nil {
+	if t.capture && t.ev.Agent == AgentGemini {
+		took, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted)
+		if err != nil {
 			return Reply{}, err
 		}
-		if text := t.ev.Prompt; !privacy.IsEmpty(text) {
-			p, err := t.db.AddPrompt(ctx, t.s.ID, cutText(text), t.h.now())
+		if took && t.h.Recall != nil {
+			b, err := t.h.Recall(ctx, t.db, t.s, ModeCompact)
 			if err != nil {
 				return Reply{}, err
 			}
-			t.s.PromptCount = p.PromptNumber
-		}
-		if t.ev.Agent == AgentGemini && t.inject {
-			took, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted)
-			if err != nil {
-				return Reply{}, err
-			}
-			if took && t.h.Recall != nil {
-				b, err := t.h.Recall(ctx, t.db, t.s, ModeCompact)
-				if err != nil {
-					return Reply{}, err
-				}
-				parts = append(parts, b)
-			}
+			parts = append(parts, b)
 		}
 	}
 	return t.promptContext(ctx, parts)
@@ -352,46 +548,43 @@ func (t *turn) context(ctx context.Context, parts, read, edited []string) (Reply
 	return t.reply(parts...), nil
 }
 
-func (t *turn) tool(ctx context.Context) (Reply, error) {
-	if t.capture {
-		// The session as stored gives the prompt number the capture records.
-		if err := t.ensure(ctx); err != nil {
-			return Reply{}, err
-		}
-	}
+// where tells capture where the event's tool call happened.
+func (t *turn) where() capture.Where {
 	w := capture.Where{SessionID: t.s.ID, Root: t.root, Cwd: t.s.Cwd, PromptNumber: t.s.PromptCount, AgentType: t.s.AgentType}
 	if t.ev.Cwd != "" {
 		w.Cwd = t.ev.Cwd
 	}
+	return w
+}
+
+// tool records what a tool call read and the observation it makes.
+func (t *turn) tool(ctx context.Context) error {
+	// The session as stored gives the prompt number the capture records.
+	if err := t.ensure(ctx); err != nil {
+		return err
+	}
+	w := t.where()
 	r := capture.Analyze(t.ev.Call, w)
-	var edited []string
-	if r.Observation != nil {
-		edited = r.Observation.FilesModified
-	}
-	if !t.capture {
-		return t.context(ctx, nil, r.FilesRead, edited)
-	}
-	now := t.h.now()
 	if len(r.FilesRead) > 0 {
-		if err := t.db.AddFilesRead(ctx, t.s.ID, r.FilesRead, now); err != nil {
-			return Reply{}, err
+		if err := t.db.AddFilesRead(ctx, t.s.ID, r.FilesRead, t.at); err != nil {
+			return err
 		}
 	}
 	o := r.Observation
 	if r.Check != nil {
 		last, err := t.lastCommandOutcome(ctx)
 		if err != nil {
-			return Reply{}, err
+			return err
 		}
 		o = capture.Success(*r.Check, last, w, t.ev.Call.Tool)
 	}
 	if o != nil {
-		o.CreatedAt = now
+		o.CreatedAt = t.at
 		if _, err := t.db.AddObservation(ctx, *o); err != nil {
-			return Reply{}, err
+			return err
 		}
 	}
-	return t.context(ctx, nil, r.FilesRead, edited)
+	return nil
 }
 
 // lastCommandOutcome returns the session's newest problem from a failed

@@ -164,7 +164,7 @@ func TestDeadlineGivesNoContext(t *testing.T) {
 	if took := time.Since(start); took > time.Second {
 		t.Fatalf("took %s", took)
 	}
-	if out.Len() != 0 || !strings.Contains(errw.String(), "deadline") {
+	if out.Len() != 0 || !strings.Contains(errw.String()+r.log.String(), "deadline") {
 		t.Fatalf("out %q, log %q", out.String(), errw.String())
 	}
 }

@@ -22,6 +22,10 @@ import (
 // (logged), since no tool result worth remembering needs more.
 const MaxEvent = 64 << 20
 
+// SettleFor is how long a hook whose deadline passed still waits for its
+// event to be recorded or spooled (Handler.Settle), having replied nothing.
+const SettleFor = time.Second
+
 // Runner runs one hook invocation: read the event, handle it, write the
 // reply. It never fails: every problem is logged and the editor gets a
 // valid reply or nothing, within the deadline.
@@ -51,15 +55,17 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 	ctx, cancel := context.WithDeadline(ctx, start.Add(r.Deadline))
 	defer cancel()
 	done := make(chan outcome, 1)
+	settled := r.Handler.settling()
 	go func() {
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
 				o = outcome{ev: o.ev, err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 			}
+			settled()
 			done <- o
 		}()
-		o = r.handle(ctx, in)
+		o = r.handle(ctx, in, settled)
 	}()
 	select {
 	case o := <-done:
@@ -82,11 +88,14 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 		return true
 	case <-ctx.Done():
 		r.Log.Printf(Event{Agent: r.Adapter.Agent()}, "no answer within the deadline of %s: replied with nothing", r.Deadline)
+		if !r.Handler.Settle(SettleFor) {
+			r.Log.Printf(Event{Agent: r.Adapter.Agent()}, "event not recorded nor spooled within %s more: lost", SettleFor)
+		}
 		return false
 	}
 }
 
-func (r *Runner) handle(ctx context.Context, in io.Reader) outcome {
+func (r *Runner) handle(ctx context.Context, in io.Reader, settled func()) outcome {
 	data, err := io.ReadAll(io.LimitReader(in, MaxEvent+1))
 	if err != nil {
 		return outcome{err: fmt.Errorf("reading the event: %w", err)}
@@ -104,7 +113,7 @@ func (r *Runner) handle(ctx context.Context, in io.Reader) outcome {
 	if ev.Kind == KindIgnored {
 		return outcome{ev: ev}
 	}
-	reply, err := r.Handler.Handle(ctx, ev)
+	reply, err := r.Handler.handle(ctx, ev, settled)
 	if err != nil {
 		// Whatever was done stays done; the reply still goes out if there is one.
 		return outcome{ev: ev, reply: r.Adapter.Encode(ev, reply), err: err}

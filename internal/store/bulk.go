@@ -160,20 +160,22 @@ func (db *DB) bulkTx(ctx context.Context, big bool, fn func(*sqlx.Tx) error) err
 	if !big {
 		return db.tx(ctx, fn)
 	}
-	c, err := db.x.Connx(ctx)
-	if err != nil {
-		return mapErr(err)
-	}
-	defer c.Close()
-	if _, err := c.ExecContext(ctx, `PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536`); err != nil {
-		return mapErr(err)
-	}
-	defer c.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = DEFAULT; PRAGMA cache_size = -2000`)
-	t, err := c.BeginTxx(ctx, nil)
-	if err != nil {
-		return mapErr(err)
-	}
-	return commitOrRollback(t, fn)
+	return db.retry(ctx, func() error {
+		c, err := db.x.Connx(ctx)
+		if err != nil {
+			return mapErr(err)
+		}
+		defer c.Close()
+		if _, err := c.ExecContext(ctx, `PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536`); err != nil {
+			return mapErr(err)
+		}
+		defer c.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = DEFAULT; PRAGMA cache_size = -2000`)
+		t, err := c.BeginTxx(ctx, nil)
+		if err != nil {
+			return mapErr(err)
+		}
+		return commitOrRollback(t, fn)
+	})
 }
 
 // deriveAll computes derive for every observation record, spread over the

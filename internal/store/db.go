@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/memhq/mem/internal/fsafe"
@@ -47,6 +48,11 @@ const BusyTimeoutMillis = 5000
 type DB struct {
 	x    *sqlx.DB
 	path string
+	// wait is how long a write keeps retrying a busy database (Options.Wait).
+	wait time.Duration
+	// outer is the transaction a DB handed to Apply's fn runs in: every
+	// query goes through it, and tx nests as a savepoint.
+	outer *sqlx.Tx
 	// lockHeld: Open holds the migration lock already (a new file).
 	lockHeld bool
 	// importMode overrides how Import indexes, for the benchmarks that
@@ -60,6 +66,10 @@ type Options struct {
 	BusyTimeoutMillis int
 	// NoMigrate opens without migrating; used by doctor to inspect as is.
 	NoMigrate bool
+	// Wait is how long opening and each write transaction keep retrying,
+	// with jitter, a database another process holds, before they fail with
+	// ErrBusy; each attempt waits up to the busy timeout. 0: one attempt.
+	Wait time.Duration
 }
 
 // DSN returns the modernc.org/sqlite data source name for path: WAL, a busy
@@ -113,9 +123,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
 	x := sqlx.NewDb(sql.OpenDB(keepWAL{base}), "sqlite")
-	db := &DB{x: x, path: path, lockHeld: lockHeld}
+	db := &DB{x: x, path: path, lockHeld: lockHeld, wait: opts.Wait}
 	if !opts.NoMigrate {
-		if err := db.migrate(ctx); err != nil {
+		if err := db.retry(ctx, func() error { return db.migrate(ctx) }); err != nil {
 			x.Close()
 			return nil, err
 		}
@@ -219,13 +229,20 @@ func (db *DB) Close() error { return db.x.Close() }
 func (db *DB) SQL() *sqlx.DB { return db.x }
 
 // tx runs fn in an immediate write transaction and commits it, or rolls back
-// when fn fails. SQLite errors are mapped to the store's errors.
+// when fn fails; a busy database is retried for up to db.wait. Inside Apply
+// it runs fn in a savepoint of Apply's transaction. SQLite errors are mapped
+// to the store's errors.
 func (db *DB) tx(ctx context.Context, fn func(*sqlx.Tx) error) error {
-	t, err := db.x.BeginTxx(ctx, nil)
-	if err != nil {
-		return mapErr(err)
+	if db.outer != nil {
+		return savepoint(ctx, db.outer, fn)
 	}
-	return commitOrRollback(t, fn)
+	return db.retry(ctx, func() error {
+		t, err := db.x.BeginTxx(ctx, nil)
+		if err != nil {
+			return mapErr(err)
+		}
+		return commitOrRollback(t, fn)
+	})
 }
 
 // commitOrRollback runs fn in t and commits, or rolls back when fn fails.
@@ -237,14 +254,48 @@ func commitOrRollback(t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
 	return mapErr(t.Commit())
 }
 
+// savepoint runs fn inside t, undoing what fn did when it fails.
+func savepoint(ctx context.Context, t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
+	if _, err := t.ExecContext(ctx, "SAVEPOINT nested"); err != nil {
+		return mapErr(err)
+	}
+	if err := fn(t); err != nil {
+		_, _ = t.ExecContext(ctx, "ROLLBACK TO nested")
+		_, _ = t.ExecContext(ctx, "RELEASE nested")
+		return mapErr(err)
+	}
+	_, err := t.ExecContext(ctx, "RELEASE nested")
+	return mapErr(err)
+}
+
 // read runs fn in a read-only transaction, so it sees one snapshot.
 func (db *DB) read(ctx context.Context, fn func(*sqlx.Tx) error) error {
+	if db.outer != nil {
+		return mapErr(fn(db.outer))
+	}
 	t, err := db.x.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return mapErr(err)
 	}
 	defer t.Rollback()
 	return mapErr(fn(t))
+}
+
+// runner is where a single statement runs: the database, or Apply's
+// transaction.
+type runner interface {
+	sqlx.ExtContext
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// q returns where a single statement runs.
+func (db *DB) q() runner {
+	if db.outer != nil {
+		return db.outer
+	}
+	return db.x
 }
 
 // mapErr turns SQLite result codes into the store's errors, keeping the

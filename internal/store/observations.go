@@ -136,7 +136,7 @@ func (db *DB) Observations(ctx context.Context, ids []int64) ([]memory.Observati
 		return nil, err
 	}
 	var rows []observationRow
-	if err := db.x.SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations
+	if err := db.q().SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations
 		WHERE id IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
 		return nil, fmt.Errorf("reading observations: %w", mapErr(err))
 	}
@@ -201,7 +201,7 @@ func (db *DB) ListObservations(ctx context.Context, f ObservationFilter) ([]memo
 	q += ` LIMIT ? OFFSET ?`
 	args = append(args, limitOr(f.Limit, 100), f.Offset)
 	var rows []observationRow
-	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
+	if err := db.q().SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, fmt.Errorf("listing observations: %w", mapErr(err))
 	}
 	return toRecords(rows, observationRow.observation), nil
@@ -212,9 +212,9 @@ func (db *DB) CountObservations(ctx context.Context, project string) (int, error
 	var n int
 	var err error
 	if project == "" {
-		err = db.x.GetContext(ctx, &n, `SELECT count(*) FROM observations`)
+		err = db.q().GetContext(ctx, &n, `SELECT count(*) FROM observations`)
 	} else {
-		err = db.x.GetContext(ctx, &n, `SELECT count(*) FROM observations WHERE project = ?`, project)
+		err = db.q().GetContext(ctx, &n, `SELECT count(*) FROM observations WHERE project = ?`, project)
 	}
 	return n, mapErr(err)
 }
@@ -227,7 +227,7 @@ func (db *DB) ObservationsForFile(ctx context.Context, project, path string, lim
 	// observations. Left to itself, SQLite walked every observation of the
 	// project by date and probed the file for each: 85 ms on 100k observations
 	// against 0.05 ms, and it is on the path of every prompt hook.
-	err := db.x.SelectContext(ctx, &rows, `SELECT `+prefixCols("o", observationCols)+`
+	err := db.q().SelectContext(ctx, &rows, `SELECT `+prefixCols("o", observationCols)+`
 		FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
 		WHERE f.path = ? AND o.project = ?
 		GROUP BY f.observation_id ORDER BY f.observation_id DESC LIMIT ?`, path, project, limitOr(limit, 20))

@@ -104,7 +104,7 @@ func (db *DB) RegisterPendingOnce(ctx context.Context, e memory.PendingEntry, ki
 // consuming them.
 func (db *DB) PendingEntries(ctx context.Context, session string) ([]memory.PendingEntry, error) {
 	var rows []pendingRow
-	err := db.x.SelectContext(ctx, &rows, `SELECT `+pendingCols+` FROM pending_context WHERE session_id = ?`, session)
+	err := db.q().SelectContext(ctx, &rows, `SELECT `+pendingCols+` FROM pending_context WHERE session_id = ?`, session)
 	if err != nil {
 		return nil, fmt.Errorf("reading pending context of %s: %w", session, mapErr(err))
 	}
@@ -117,6 +117,15 @@ func (db *DB) PendingEntries(ctx context.Context, session string) ([]memory.Pend
 // two concurrent consumers never both get one. It returns the chosen ones.
 func (db *DB) ConsumePending(ctx context.Context, session string, pick func([]memory.PendingEntry) []memory.PendingEntry) ([]memory.PendingEntry, error) {
 	var out []memory.PendingEntry
+	// Most turns find nothing pending: a read then spares them a write
+	// transaction, which concurrent hooks would wait for.
+	var waiting bool
+	if err := db.q().GetContext(ctx, &waiting, `SELECT EXISTS (SELECT 1 FROM pending_context WHERE session_id = ?)`, session); err != nil {
+		return nil, fmt.Errorf("consuming pending context of %s: %w", session, mapErr(err))
+	}
+	if !waiting {
+		return nil, nil
+	}
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
 		var rows []pendingRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+pendingCols+` FROM pending_context WHERE session_id = ?`, session); err != nil {
@@ -146,11 +155,10 @@ func (db *DB) ConsumePending(ctx context.Context, session string, pick func([]me
 // ClearPending drops every entry of a session, persistent ones included, and
 // returns how many there were.
 func (db *DB) ClearPending(ctx context.Context, session string) (int, error) {
-	res, err := db.x.ExecContext(ctx, `DELETE FROM pending_context WHERE session_id = ?`, session)
+	n, err := db.change(ctx, `DELETE FROM pending_context WHERE session_id = ?`, session)
 	if err != nil {
-		return 0, fmt.Errorf("clearing pending context of %s: %w", session, mapErr(err))
+		return 0, fmt.Errorf("clearing pending context of %s: %w", session, err)
 	}
-	n, _ := res.RowsAffected()
 	return int(n), nil
 }
 
@@ -201,7 +209,7 @@ func (db *DB) Marked(ctx context.Context, session, kind string, keys []string) (
 		return nil, err
 	}
 	var got []string
-	if err := db.x.SelectContext(ctx, &got, q, args...); err != nil {
+	if err := db.q().SelectContext(ctx, &got, q, args...); err != nil {
 		return nil, fmt.Errorf("reading %s marks of session %s: %w", kind, session, mapErr(err))
 	}
 	for _, k := range got {
@@ -237,7 +245,7 @@ func (db *DB) TouchMarks(ctx context.Context, session, kind string, keys []strin
 // RecentMarks returns the keys of a session's newest marks of kind, newest first.
 func (db *DB) RecentMarks(ctx context.Context, session, kind string, limit int) ([]string, error) {
 	var out []string
-	err := db.x.SelectContext(ctx, &out, `SELECT key FROM session_marks WHERE session_id = ? AND kind = ?
+	err := db.q().SelectContext(ctx, &out, `SELECT key FROM session_marks WHERE session_id = ? AND kind = ?
 		ORDER BY created_at DESC, key LIMIT ?`, session, kind, limitOr(limit, 10))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s marks of session %s: %w", kind, session, mapErr(err))

@@ -58,7 +58,7 @@ func insertPrompt(ctx context.Context, tx querier, p *memory.Prompt) error {
 // Prompts returns a session's prompts in order.
 func (db *DB) Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error) {
 	var rows []promptRow
-	if err := db.x.SelectContext(ctx, &rows, `SELECT `+promptCols+` FROM prompts WHERE session_id = ?
+	if err := db.q().SelectContext(ctx, &rows, `SELECT `+promptCols+` FROM prompts WHERE session_id = ?
 		ORDER BY prompt_number`, sessionID); err != nil {
 		return nil, fmt.Errorf("reading prompts of session %s: %w", sessionID, mapErr(err))
 	}

@@ -48,7 +48,7 @@ func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.T
 // so that the cost stays bounded on a large project.
 func (db *DB) CountObservationsUpTo(ctx context.Context, project string, limit int) (int, error) {
 	var n int
-	err := db.x.GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM observations WHERE project = ? LIMIT ?)`,
+	err := db.q().GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM observations WHERE project = ? LIMIT ?)`,
 		project, limit)
 	return n, mapErr(err)
 }
@@ -64,7 +64,7 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit i
 // scans by position rather than through sqlx's reflection: recall reads
 // hundreds of rows on every hook call.
 func (db *DB) selectObservations(ctx context.Context, what, q string, args ...any) ([]memory.Observation, error) {
-	rows, err := db.x.QueryContext(ctx, q, args...)
+	rows, err := db.q().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, mapErr(err))
 	}
@@ -89,7 +89,7 @@ func (db *DB) selectObservations(ctx context.Context, what, q string, args ...an
 // leaving out the summary of excludeSession.
 func (db *DB) RecentSummaries(ctx context.Context, project, excludeSession string, limit int) ([]memory.Summary, error) {
 	var rows []summaryRow
-	err := db.x.SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries
+	err := db.q().SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries
 		WHERE project = ? AND session_id <> ? ORDER BY created_at DESC, id DESC LIMIT ?`,
 		project, excludeSession, limitOr(limit, 10))
 	if err != nil {
@@ -104,7 +104,7 @@ func (db *DB) CountSummariesUpTo(ctx context.Context, project, excludeSession st
 	var n int
 	// Counting through the project index alone, then taking out the excluded
 	// session's summary (a unique-key lookup), keeps it off the table rows.
-	err := db.x.GetContext(ctx, &n, `SELECT min(?, (SELECT count(*) FROM (SELECT 1 FROM summaries WHERE project = ? LIMIT ?))
+	err := db.q().GetContext(ctx, &n, `SELECT min(?, (SELECT count(*) FROM (SELECT 1 FROM summaries WHERE project = ? LIMIT ?))
 		- (SELECT count(*) FROM summaries WHERE session_id = ? AND project = ?))`,
 		limit, project, limit+1, excludeSession, project)
 	return n, mapErr(err)

@@ -144,7 +144,7 @@ func (db *DB) ListSessions(ctx context.Context, f SessionFilter) ([]memory.Sessi
 	q += ` ORDER BY last_activity_at DESC, id LIMIT ? OFFSET ?`
 	args = append(args, limitOr(f.Limit, 50), f.Offset)
 	var rows []sessionRow
-	if err := db.x.SelectContext(ctx, &rows, q, args...); err != nil {
+	if err := db.q().SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, fmt.Errorf("listing sessions: %w", mapErr(err))
 	}
 	return toRecords(rows, sessionRow.session), nil
@@ -152,10 +152,10 @@ func (db *DB) ListSessions(ctx context.Context, f SessionFilter) ([]memory.Sessi
 
 // TouchSession moves a session's activity time on.
 func (db *DB) TouchSession(ctx context.Context, id string, at time.Time) error {
-	_, err := db.x.ExecContext(ctx, `UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
+	_, err := db.change(ctx, `UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
 		toMillis(at), id)
 	if err != nil {
-		return fmt.Errorf("touching session %s: %w", id, mapErr(err))
+		return fmt.Errorf("touching session %s: %w", id, err)
 	}
 	return nil
 }
@@ -193,12 +193,12 @@ func (db *DB) AddFilesRead(ctx context.Context, id string, paths []string, at ti
 
 // SetLastMessage keeps the agent's last message of a session for its summary.
 func (db *DB) SetLastMessage(ctx context.Context, id, msg string, at time.Time) error {
-	res, err := db.x.ExecContext(ctx, `UPDATE sessions SET last_message = ?, last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
+	n, err := db.change(ctx, `UPDATE sessions SET last_message = ?, last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
 		msg, toMillis(at), id)
 	if err != nil {
-		return fmt.Errorf("keeping the last message of session %s: %w", id, mapErr(err))
+		return fmt.Errorf("keeping the last message of session %s: %w", id, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return fmt.Errorf("session %s: %w", id, memory.ErrNotFound)
 	}
 	return nil

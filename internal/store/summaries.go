@@ -117,7 +117,7 @@ type SummaryFilter struct {
 // ListSummaries returns a project's summaries, newest session first.
 func (db *DB) ListSummaries(ctx context.Context, f SummaryFilter) ([]memory.Summary, error) {
 	var rows []summaryRow
-	err := db.x.SelectContext(ctx, &rows, `SELECT `+prefixCols("m", summaryCols)+`
+	err := db.q().SelectContext(ctx, &rows, `SELECT `+prefixCols("m", summaryCols)+`
 		FROM summaries m JOIN sessions s ON s.id = m.session_id
 		WHERE m.project = ? AND m.session_id <> ?
 		ORDER BY s.last_activity_at DESC, m.id DESC LIMIT ? OFFSET ?`,

@@ -56,7 +56,7 @@ func (db *DB) PendingSessions(ctx context.Context, q PendingQuery) ([]PendingSes
 		upgrade = 1
 	}
 	var out []PendingSession
-	err := db.x.SelectContext(ctx, &out, `SELECT id, reason FROM (
+	err := db.q().SelectContext(ctx, &out, `SELECT id, reason FROM (
 		SELECT s.id, s.last_activity_at,
 			CASE
 				WHEN m.id IS NULL AND s.status = 'ended' THEN 'ended'
@@ -104,9 +104,8 @@ func (db *DB) AcquireLease(ctx context.Context, name, holder, replace string, no
 
 // ReleaseLease gives the lease up if holder still has it.
 func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
-	_, err := db.x.ExecContext(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder)
-	if err != nil {
-		return fmt.Errorf("releasing the %s lease: %w", name, mapErr(err))
+	if _, err := db.change(ctx, `DELETE FROM leases WHERE name = ? AND holder = ?`, name, holder); err != nil {
+		return fmt.Errorf("releasing the %s lease: %w", name, err)
 	}
 	return nil
 }

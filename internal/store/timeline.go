@@ -83,7 +83,7 @@ func (db *DB) Timeline(ctx context.Context, q search.TimelineQuery) ([]search.Hi
 // Prompt returns a prompt by its id.
 func (db *DB) Prompt(ctx context.Context, id int64) (memory.Prompt, error) {
 	var r promptRow
-	err := db.x.GetContext(ctx, &r, `SELECT `+promptCols+` FROM prompts WHERE id = ?`, id)
+	err := db.q().GetContext(ctx, &r, `SELECT `+promptCols+` FROM prompts WHERE id = ?`, id)
 	if isNoRows(err) {
 		return memory.Prompt{}, fmt.Errorf("prompt P%d: %w", id, memory.ErrNotFound)
 	}

@@ -1,0 +1,137 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/memhq/mem/internal/spool"
+	"github.com/memhq/mem/internal/store"
+)
+
+// jobVersion is the version of the spooled record; a record of another
+// version is set aside, not guessed at.
+const jobVersion = 1
+
+// job is an event as it is spooled: everything applying it needs, resolved
+// when it arrived, so that it is applied as it would have been then.
+type job struct {
+	ID      string    `json:"-"` // the file name in the spool
+	V       int       `json:"v"`
+	At      time.Time `json:"at"`      // arrival: the time of everything the event records
+	Dir     string    `json:"dir"`     // the folder the project was resolved from
+	Project string    `json:"project"` // the project key
+	Root    string    `json:"root"`    // the project's work tree root
+	Event   Event     `json:"event"`
+}
+
+// KeepApplied is how long the ids of applied events are kept. An id is only
+// needed while a file of the event may still be in the spool (internal/spool/README.md).
+const KeepApplied = 24 * time.Hour
+
+// spool writes j to the spool. Spooling is how a busy database is met, not
+// a problem: it is not logged. A failed write loses the event, and says so.
+func (h *Handler) spool(j job, why string) error {
+	data, err := json.Marshal(j)
+	if err == nil {
+		err = h.Spool.Put(j.ID, data)
+	}
+	if err != nil {
+		return fmt.Errorf("event lost: %s, and spooling it failed: %w", why, err)
+	}
+	return nil
+}
+
+// Drain applies the spooled events, oldest first, until the spool is empty
+// or until passes; it returns how many are left. Each event is applied in
+// one transaction that also records its id, and its file is removed after
+// the commit, so an event is applied once however many processes drain at
+// the same time and wherever one is killed. Draining stops at the first
+// event the database is too busy (or too full, or read-only) for; an event
+// that cannot be applied for another reason is set aside, logged.
+func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int, error) {
+	entries, err := h.Spool.List()
+	if err != nil {
+		return 0, err
+	}
+	for i, e := range entries {
+		if time.Now().After(until) {
+			return len(entries) - i, nil
+		}
+		data, err := h.Spool.Read(e)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // another process applied it meanwhile
+		}
+		if err != nil {
+			return len(entries) - i, err
+		}
+		var j job
+		if err := json.Unmarshal(data, &j); err != nil || j.V != jobVersion {
+			h.setAside(e, fmt.Errorf("unreadable record (version %d): %v", j.V, err))
+			continue
+		}
+		j.ID = e.ID
+		t := h.turn(nil, j, true, false)
+		_, err = db.Apply(ctx, e.ID, func(tx *store.DB) error {
+			t.db = tx
+			return t.record(ctx)
+		})
+		switch {
+		case errors.Is(err, store.ErrBusy), errors.Is(err, store.ErrFull), errors.Is(err, store.ErrReadOnly),
+			errors.Is(err, store.ErrWrite), ctx.Err() != nil:
+			return len(entries) - i, err
+		case err != nil:
+			h.setAside(e, err)
+			continue
+		}
+		if err := h.Spool.Remove(e); err != nil {
+			h.logf("removing applied spooled event %s: %v", e.ID, err)
+		}
+	}
+	return 0, nil
+}
+
+// drainHeld drains for h.DrainFor with the drain lock held, releases it,
+// and drains again while events spooled meanwhile are found and the lock is
+// free: a hook that spooled because this one held the lock may have looked
+// for the lock just before it was let go.
+func (h *Handler) drainHeld(ctx context.Context, db *store.DB, release func()) (int, error) {
+	until := time.Now().Add(h.DrainFor)
+	for {
+		left, err := h.Drain(ctx, db, until)
+		release()
+		if err != nil || left > 0 || time.Now().After(until) {
+			return left, err
+		}
+		if n, _, _ := h.Spool.Len(); n == 0 {
+			return 0, nil
+		}
+		var ok bool
+		if release, ok = h.Spool.TryLock(); !ok {
+			return 0, nil // another process drains what is left
+		}
+	}
+}
+
+// takeOver applies the spool when its drain lock is free, after this hook
+// spooled its event because another process held it.
+func (h *Handler) takeOver(ctx context.Context, db *store.DB) {
+	release, ok := h.Spool.TryLock()
+	if !ok {
+		return
+	}
+	if _, err := h.drainHeld(ctx, db, release); err != nil && !errors.Is(err, store.ErrBusy) {
+		h.logf("applying spooled events: %v", err)
+	}
+}
+
+func (h *Handler) setAside(e spool.Entry, why error) {
+	if err := h.Spool.SetAside(e); err != nil {
+		h.logf("setting spooled event %s aside: %v", e.ID, err)
+		return
+	}
+	h.logf("spooled event %s cannot be applied (%v): set aside in %s", e.ID, why, h.Spool.Path())
+}

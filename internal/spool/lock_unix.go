@@ -1,0 +1,27 @@
+//go:build unix
+
+package spool
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// TryLock takes the spool's drain lock if no other process holds it, so
+// that one process at a time applies the spool; closing the file (or the
+// process ending, however) releases it.
+func (d Dir) TryLock() (release func(), ok bool) {
+	if d.ensure() != nil {
+		return nil, false
+	}
+	f, err := os.OpenFile(filepath.Join(d.path, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, false
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, false
+	}
+	return func() { f.Close() }, true
+}

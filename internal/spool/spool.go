@@ -1,0 +1,178 @@
+// Package spool keeps records that could not be written to the database yet,
+// durably and without any SQLite lock: one file per record in a folder
+// beside the database, applied later in the order they arrived (README).
+package spool
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memhq/mem/internal/fsafe"
+)
+
+// MaxRecord bounds a record read back from the spool.
+const MaxRecord = 128 << 20
+
+const (
+	ext       = ".json"
+	setAside  = ".failed" // a record that cannot be applied, kept for a person to look at
+	staleTemp = time.Hour // a temporary file this old was left by a killed write
+	lockName  = ".lock"   // held by the process applying the spool
+)
+
+// Dir is a spool folder.
+type Dir struct{ path string }
+
+// Beside returns the spool of the database at dbPath: dbPath + ".spool".
+func Beside(dbPath string) Dir { return Dir{path: dbPath + ".spool"} }
+
+// Path returns the folder.
+func (d Dir) Path() string { return d.path }
+
+// Entry is one spooled record: ID is its unique name without extension,
+// which sorts in arrival order.
+type Entry struct {
+	ID   string
+	path string
+}
+
+// NewID returns a unique id for a record that arrived at at. Ids sort in
+// arrival order; IDBefore(t) sorts before the ids of records that arrived
+// at t or later.
+func NewID(at time.Time) string {
+	var r [8]byte
+	_, _ = rand.Read(r[:]) // never fails (crypto/rand)
+	return fmt.Sprintf("%s-%07d-%s", IDBefore(at), os.Getpid(), hex.EncodeToString(r[:]))
+}
+
+// IDBefore returns the prefix of the ids of records that arrived at at.
+func IDBefore(at time.Time) string {
+	return fmt.Sprintf("%020d", at.UnixNano())
+}
+
+// Put writes data as the record id (from NewID), in one write to a
+// temporary file created exclusively in the spool, renamed into place: a
+// killed Put leaves no record, only a temporary file List skips and later
+// removes. Putting the same id again replaces the record. The file is not
+// synced, as the database's own commits are not (synchronous=NORMAL): a
+// record survives any crash of mem, not a power cut (README).
+func (d Dir) Put(id string, data []byte) error {
+	if err := d.ensure(); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(d.path, "."+id+ext+".*")
+	if err != nil {
+		return fmt.Errorf("spooling to %s: %w", d.path, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(d.path, id+ext))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("spooling to %s: %w", d.path, err)
+	}
+	return nil
+}
+
+// ensure creates the folder, private to the user, and refuses a spool path
+// that is a link or not a folder.
+func (d Dir) ensure() error {
+	fi, err := os.Lstat(d.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.Mkdir(d.path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("creating spool %s: %w", d.path, err)
+		}
+		fi, err = os.Lstat(d.path)
+	}
+	if err != nil {
+		return fmt.Errorf("spool %s: %w", d.path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("spool %s: %w", d.path, &fs.PathError{Op: "refusing", Path: d.path, Err: errors.New("not a folder")})
+	}
+	return nil
+}
+
+// List returns the records in arrival order. A missing folder holds none.
+// Temporary files of writes killed long ago are removed on the way.
+func (d Dir) List() ([]Entry, error) {
+	names, err := d.names()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, n := range names {
+		switch {
+		case n == lockName:
+		case strings.HasPrefix(n, "."):
+			p := filepath.Join(d.path, n)
+			if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) > staleTemp {
+				_ = fsafe.Remove(p)
+			}
+		case strings.HasSuffix(n, ext):
+			out = append(out, Entry{ID: strings.TrimSuffix(n, ext), path: filepath.Join(d.path, n)})
+		}
+	}
+	return out, nil
+}
+
+// Len returns how many records wait, and how many were set aside.
+func (d Dir) Len() (waiting, failed int, err error) {
+	names, err := d.names()
+	for _, n := range names {
+		switch {
+		case strings.HasPrefix(n, "."):
+		case strings.HasSuffix(n, ext):
+			waiting++
+		case strings.HasSuffix(n, setAside):
+			failed++
+		}
+	}
+	return waiting, failed, err
+}
+
+func (d Dir) names() ([]string, error) {
+	f, err := os.Open(d.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading spool %s: %w", d.path, err)
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("reading spool %s: %w", d.path, err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Read returns a record's content; fs.ErrNotExist when another process
+// applied and removed it meanwhile.
+func (d Dir) Read(e Entry) ([]byte, error) {
+	return fsafe.ReadFile(e.path, MaxRecord)
+}
+
+// Remove deletes an applied record; one already gone is no error.
+func (d Dir) Remove(e Entry) error {
+	return fsafe.Remove(e.path)
+}
+
+// SetAside renames a record that cannot be applied out of the queue, so it
+// no longer holds up the records behind it.
+func (d Dir) SetAside(e Entry) error {
+	return os.Rename(e.path, strings.TrimSuffix(e.path, ext)+setAside)
+}

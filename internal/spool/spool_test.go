@@ -1,0 +1,92 @@
+package spool
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestRecordsComeBackInArrivalOrder(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	if got, err := d.List(); err != nil || len(got) != 0 {
+		t.Fatalf("a spool never written: %v, %v", got, err)
+	}
+	base := time.Unix(1_700_000_000, 0)
+	// Written out of order; 9 s and 10 s must not sort as text would.
+	var want []string
+	for _, sec := range []int{10, 9, 100, 1} {
+		id := NewID(base.Add(time.Duration(sec) * time.Second))
+		if err := d.Put(id, []byte(id)); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, id)
+	}
+	slices.Sort(want)
+	// A write killed half-way leaves a temporary file: never a record.
+	if err := os.WriteFile(filepath.Join(d.Path(), "."+NewID(base)+".json.123"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.ID)
+		b, err := d.Read(e)
+		if err != nil || string(b) != e.ID {
+			t.Fatalf("record %s reads %q, %v", e.ID, b, err)
+		}
+	}
+	if !slices.Equal(ids, want) {
+		t.Fatalf("order %v, want %v", ids, want)
+	}
+	if err := d.SetAside(got[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove(got[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Remove(got[1]); err != nil {
+		t.Fatalf("removing twice: %v", err)
+	}
+	if waiting, failed, err := d.Len(); waiting != 2 || failed != 1 || err != nil {
+		t.Fatalf("Len: %d waiting, %d set aside, %v; want 2, 1", waiting, failed, err)
+	}
+	if fi, err := os.Stat(d.Path()); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("spool folder: %v, %v; want private", fi.Mode(), err)
+	}
+}
+
+func TestSpoolRefusesALink(t *testing.T) {
+	dir := t.TempDir()
+	d := Beside(filepath.Join(dir, "mem.db"))
+	if err := os.Symlink(t.TempDir(), d.Path()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Put(NewID(time.Now()), []byte("x")); err == nil {
+		t.Fatal("wrote through a link")
+	}
+}
+
+func TestOneDrainerAtATime(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	release, ok := d.TryLock()
+	if !ok {
+		t.Fatal("first lock refused")
+	}
+	if _, ok := d.TryLock(); ok {
+		t.Fatal("second lock taken while the first is held")
+	}
+	release()
+	release, ok = d.TryLock()
+	if !ok {
+		t.Fatal("lock refused after release")
+	}
+	release()
+	if got, _ := d.List(); len(got) != 0 {
+		t.Fatalf("the lock file is listed as a record: %v", got)
+	}
+}

@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+type waitKey struct{}
+
+// WithWait returns ctx under which the store's writes retry a busy database
+// for d (0: one attempt) instead of Options.Wait.
+func WithWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, waitKey{}, d)
+}
+
+// retry calls fn until it succeeds, fails with something other than
+// ErrBusy, or the wait (db.wait or WithWait's) has passed. Between attempts
+// it pauses a random 10-60 ms, so processes that collided do not collide
+// again in step.
+func (db *DB) retry(ctx context.Context, fn func() error) error {
+	wait := db.wait
+	if d, ok := ctx.Value(waitKey{}).(time.Duration); ok {
+		wait = d
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err := fn()
+		if wait <= 0 || !errors.Is(err, ErrBusy) {
+			return err
+		}
+		pause := time.Duration(10+rand.IntN(50)) * time.Millisecond
+		if time.Now().Add(pause).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+	}
+}
+
+// change runs one writing statement as a transaction of its own (retried
+// like every write) and returns the number of rows it changed.
+func (db *DB) change(ctx context.Context, query string, args ...any) (int64, error) {
+	var n int64
+	err := db.tx(ctx, func(t *sqlx.Tx) error {
+		res, err := t.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n, err
+}
+
+// Apply runs fn in one write transaction: every query of the DB fn is given
+// goes through it, and the store's own transactions nest as savepoints, so
+// fn's changes are kept all together or not at all. With an id, Apply does
+// it once: when applied_events holds the id, fn is not run and applied is
+// false; otherwise the id is recorded in the same transaction as fn's
+// changes.
+func (db *DB) Apply(ctx context.Context, id string, fn func(*DB) error) (applied bool, err error) {
+	err = db.tx(ctx, func(t *sqlx.Tx) error {
+		applied = false
+		if id != "" {
+			var n int
+			if err := t.GetContext(ctx, &n, `SELECT count(*) FROM applied_events WHERE id = ?`, id); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+		}
+		if err := fn(&DB{x: db.x, path: db.path, outer: t}); err != nil {
+			return err
+		}
+		if id != "" {
+			if _, err := t.ExecContext(ctx, `INSERT INTO applied_events (id) VALUES (?)`, id); err != nil {
+				return err
+			}
+		}
+		applied = true
+		return nil
+	})
+	return applied, err
+}
+
+// PruneApplied forgets the ids of applied events that sort before before.
+func (db *DB) PruneApplied(ctx context.Context, before string) error {
+	_, err := db.change(ctx, `DELETE FROM applied_events WHERE id < ?`, before)
+	return err
+}
