@@ -29,8 +29,9 @@ var ErrOutside = errors.New("outside the project")
 // ErrTooLarge is the error for a file larger than the caller accepts.
 var ErrTooLarge = errors.New("file too large")
 
-// kind names what a non-regular file is, for error messages.
-func kind(m fs.FileMode) string {
+// Kind names what a file of mode m is ("a FIFO", "a device", ...), for
+// messages about a path that is not a regular file.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
@@ -47,13 +48,9 @@ func kind(m fs.FileMode) string {
 	}
 }
 
-// Kind names what a file of mode m is ("a FIFO", "a device", ...), for
-// messages about a path that is not a regular file.
-func Kind(m fs.FileMode) string { return kind(m) }
-
 // notRegular wraps ErrNotRegular with what the path is.
 func notRegular(path string, m fs.FileMode) error {
-	return &fs.PathError{Op: "refusing", Path: path, Err: fmt.Errorf("%w: it is %s", ErrNotRegular, kind(m))}
+	return &fs.PathError{Op: "refusing", Path: path, Err: fmt.Errorf("%w: it is %s", ErrNotRegular, Kind(m))}
 }
 
 // CheckTarget reports whether path may be replaced by a write: it must not
@@ -175,6 +172,21 @@ func OpenStream(path string) (*os.File, error) {
 	if !fi.Mode().IsRegular() && fi.Mode()&fs.ModeNamedPipe == 0 {
 		f.Close()
 		return nil, notRegular(path, fi.Mode())
+	}
+	return f, nil
+}
+
+// OpenAppend opens path for appending, creating it with perm, without
+// blocking on a FIFO (opening one with no reader fails at once, one with a
+// reader is refused) and refusing anything but a regular file.
+func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
+	f, err := openAppendNonBlocking(path, perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOpen(f, path); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }

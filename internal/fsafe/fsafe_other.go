@@ -10,4 +10,8 @@ func openNonBlocking(path string) (*os.File, error) {
 	return os.Open(path)
 }
 
+func openAppendNonBlocking(path string, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
+}
+
 func syncDir(string) {}

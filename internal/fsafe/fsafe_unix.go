@@ -14,6 +14,13 @@ func openNonBlocking(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
+// openAppendNonBlocking opens path write-only for appending with
+// O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) instead of
+// waiting for one.
+func openAppendNonBlocking(path string, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, perm)
+}
+
 // syncDir makes a rename in dir durable; failure only costs durability.
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/termsafe"
 )
@@ -160,7 +161,8 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 	if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
 		return
 	}
-	f, err := os.OpenFile(l.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	// A FIFO or device named as the log must not block or swallow a hook.
+	f, err := fsafe.OpenAppend(l.Path, 0o600)
 	if err != nil {
 		return
 	}

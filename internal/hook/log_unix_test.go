@@ -1,0 +1,30 @@
+//go:build unix
+
+package hook
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A FIFO or a device named as the hook log must not hold the hook up.
+func TestLoggerDoesNotBlockOnAFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "hook.log")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, "/dev/null"} {
+		done := make(chan struct{})
+		go func() {
+			(&Logger{Path: path}).Printf(Event{Agent: "claude-code"}, "a problem")
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("logging to %s blocked", path)
+		}
+	}
+}
