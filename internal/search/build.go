@@ -3,6 +3,8 @@ package search
 import (
 	"strings"
 	"unicode"
+
+	txt "github.com/memhq/mem/internal/text" // Parse's argument is named text
 )
 
 // MaxTerms caps the words of one query: a pasted log of 10 KB becomes a
@@ -98,7 +100,7 @@ func Parse(text string) Plan {
 		}
 		seen[w] = true
 		t := Term{Text: w}
-		if parts := SplitCamel(raw); len(parts) > 1 {
+		if parts := txt.SplitIdent(raw); len(parts) > 1 {
 			for _, p := range parts {
 				t.Parts = append(t.Parts, strings.ToLower(p))
 			}
@@ -109,7 +111,7 @@ func Parse(text string) Plan {
 
 	var kept []Term
 	for _, t := range all {
-		if !IsStopword(t.Text) {
+		if !txt.IsStopword(t.Text) {
 			kept = append(kept, t)
 		}
 	}
@@ -168,7 +170,7 @@ func (p Plan) Units(o MatchOptions) []string {
 		if len(t.Parts) > 1 {
 			add(quote(strings.Join(t.Parts, " ")))
 			for _, part := range t.Parts {
-				if !IsStopword(part) && len([]rune(part)) > 1 {
+				if !txt.IsStopword(part) && len([]rune(part)) > 1 {
 					add(quote(part))
 				}
 			}

@@ -3,47 +3,31 @@ package search
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memhq/mem/internal/text"
 )
 
 func toLower(s string) string { return strings.ToLower(s) }
 
-// stem is a light suffix stripper, close enough to the index's Porter
-// stemmer to say whether a word of a row matches a word of the query.
-func stem(w string) string {
-	if strings.HasSuffix(w, "ies") && len(w) > 4 {
-		return strings.TrimSuffix(w, "es")
-	}
-	for _, suf := range []string{"ational", "ation", "ings", "ing", "edly", "ed", "es", "ly", "s"} {
-		if strings.HasSuffix(w, suf) && utf8.RuneCountInString(w)-len(suf) >= 3 {
-			w = strings.TrimSuffix(w, suf)
-			break
-		}
-	}
-	if strings.HasSuffix(w, "y") && len(w) > 3 {
-		return strings.TrimSuffix(w, "y") + "i"
-	}
-	return strings.TrimSuffix(w, "e")
-}
-
-// Snippet returns the part of text, at most maxWords words long, with the
+// Snippet returns the part of s, at most maxWords words long, with the
 // most query words, those words marked [like this]. Text without any of the
 // words gives its beginning. Lines are joined with spaces.
-func Snippet(text string, query []string, maxWords int) string {
+func Snippet(s string, query []string, maxWords int) string {
 	if maxWords <= 0 {
 		maxWords = 16
 	}
-	fields := strings.Fields(text)
+	fields := strings.Fields(s)
 	if len(fields) == 0 {
 		return ""
 	}
 	stems := map[string]bool{}
 	for _, w := range query {
-		stems[stem(w)] = true
+		stems[text.Stem(w)] = true
 	}
 	hit := make([]bool, len(fields))
 	for i, f := range fields {
 		for _, w := range Words(f) {
-			if stems[stem(w)] {
+			if stems[text.Stem(w)] {
 				hit[i] = true
 				break
 			}
@@ -102,15 +86,15 @@ func Snippet(text string, query []string, maxWords int) string {
 	return b.String()
 }
 
-// HasPhrase reports whether text has the words one after the other, or
+// HasPhrase reports whether s has the words one after the other, or
 // written as one identifier (parse dsn matches parseDSN and parse_dsn).
 // Words compare by light stem.
-func HasPhrase(text string, words []string) bool {
+func HasPhrase(s string, words []string) bool {
 	if len(words) == 0 {
 		return false
 	}
 	joined := strings.Join(words, "")
-	toks := Words(text)
+	toks := Words(s)
 	for i := range toks {
 		if toks[i] == joined {
 			return true
@@ -120,7 +104,7 @@ func HasPhrase(text string, words []string) bool {
 		}
 		ok := true
 		for j, w := range words {
-			if stem(toks[i+j]) != stem(w) {
+			if text.Stem(toks[i+j]) != text.Stem(w) {
 				ok = false
 				break
 			}
