@@ -40,11 +40,11 @@ func TestExtract(t *testing.T) {
 		{"what is the `pending_context` table for", "question:pending_context table | symbol:pending_context"},
 		{"Please run go test ./... and tell me what breaks", ""},
 		{"explain how useEffect cleanup works in src/components/OrderList.tsx",
-			"question:how useEffect cleanup src/components/OrderList.tsx | path:src/components/OrderList.tsx | symbol:useEffect"},
+			"question:useEffect cleanup src/components/OrderList.tsx | path:src/components/OrderList.tsx | symbol:useEffect"},
 		{"The Refund method should log. Refund is called from checkout.", ""},
 		{"rename user_id to customer_id everywhere (also in migrations/00002_customers.sql)",
 			"path:migrations/00002_customers.sql | symbol:user_id | symbol:customer_id"},
-		{"where is the config file loaded?", "question:config file loaded"},
+		{"where is the config file loaded?", "question:config loaded"},
 	}
 	for _, tc := range cases {
 		if got := keys(Extract(tc.prompt)); got != tc.want {
