@@ -5,6 +5,7 @@ package privacy
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -47,15 +48,6 @@ var assignment = regexp.MustCompile(`(?i)\b([A-Za-z0-9_\-]*(?:password|passwd|pw
 
 // assignmentHints are what every assignment match contains, lowercased.
 var assignmentHints = []string{"passw", "pwd", "secret", "api", "access", "token"}
-
-func containsAny(text string, subs []string) bool {
-	for _, s := range subs {
-		if strings.Contains(text, s) {
-			return true
-		}
-	}
-	return false
-}
 
 // Filter returns text with private parts removed and secrets redacted. An
 // unclosed <private> hides everything after it. Tags match in any case.
@@ -141,7 +133,7 @@ func Redact(text string) string {
 		if i > 0 && run < minTokenRun {
 			break
 		}
-		if containsAny(text, p.hints) {
+		if slices.ContainsFunc(p.hints, func(h string) bool { return strings.Contains(text, h) }) {
 			text = p.re.ReplaceAllString(text, p.repl)
 		}
 	}
@@ -155,7 +147,7 @@ func Redact(text string) string {
 	if folds || wide >= minBearerRun && strings.Contains(lower, "bearer") {
 		text = bearer.ReplaceAllString(text, "${1}"+Redacted)
 	}
-	if !assigns || !folds && !containsAny(lower, assignmentHints) {
+	if !assigns || !folds && !slices.ContainsFunc(assignmentHints, func(h string) bool { return strings.Contains(lower, h) }) {
 		return text
 	}
 	return assignment.ReplaceAllStringFunc(text, func(m string) string {
