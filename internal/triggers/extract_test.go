@@ -1,6 +1,7 @@
 package triggers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,22 @@ func TestKeyRoundTrip(t *testing.T) {
 	}
 	if _, ok := ParseKey("bogus:x"); ok {
 		t.Error("bogus kind accepted")
+	}
+}
+
+// A trigger's terms split identifiers in any script and leave noise words
+// out; each term is a prefix of its word, so Relevance finds it in the text.
+func TestQueryTerms(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"OrderService refunds", []string{"order", "servic", "refund"}},
+		{"größeÄndern", []string{"größ", "ändern"}},
+		{"how does the retry policy work", []string{"retr", "polic"}},
+	} {
+		if got := queryTerms(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("queryTerms(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
