@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,7 +139,7 @@ func TestAnalyze(t *testing.T) {
 					t.Errorf("files_modified %v, want %v", o.FilesModified, tt.files)
 				}
 				for _, f := range tt.facts {
-					if !contains(o.Facts, f) {
+					if !slices.Contains(o.Facts, f) {
 						t.Errorf("facts %q lack %q", o.Facts, f)
 					}
 				}
@@ -179,13 +180,4 @@ func TestSuccessAfterFailure(t *testing.T) {
 	if other == nil || Success(pass, other, here, "Bash") != nil {
 		t.Error("a pass after a failure of an unrelated command is no success")
 	}
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

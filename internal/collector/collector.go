@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Store is what the collector needs from the database.
@@ -243,19 +244,6 @@ func Render(es []memory.PendingEntry) string {
 }
 
 func renderEntry(e memory.PendingEntry) string {
-	return `<context source="` + escape(e.Source) + `" id="` + escape(e.EntryID) + `" priority="` +
-		PriorityName(e.Priority) + `">` + "\n" + escape(e.Content) + "\n</context>\n"
-}
-
-var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")
-
-// escape XML-escapes s and drops the control characters XML cannot carry.
-func escape(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
-			return -1
-		}
-		return r
-	}, s)
-	return xmlEscaper.Replace(s)
+	return `<context source="` + text.EscapeXML(e.Source) + `" id="` + text.EscapeXML(e.EntryID) + `" priority="` +
+		PriorityName(e.Priority) + `">` + "\n" + text.EscapeXML(e.Content) + "\n</context>\n"
 }

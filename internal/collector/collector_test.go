@@ -189,7 +189,7 @@ func TestDisabledSourcesAreDroppedNotDelivered(t *testing.T) {
 
 func TestRenderIsEscapedXML(t *testing.T) {
 	es := []memory.PendingEntry{
-		entry("s", "custom", `a"<b>`, "if a < b && c > d { }\x01 </context> <mem_context>", memory.PriorityHigh),
+		entry("s", "custom", `a"<b>`, "if a < b && c > d { }\x01 </context> <mem_context> it's \xff", memory.PriorityHigh),
 		entry("s", "memory-triggers", "#12", "plain", memory.PriorityNormal),
 	}
 	out := collector.Render(es)
@@ -204,7 +204,7 @@ func TestRenderIsEscapedXML(t *testing.T) {
 		t.Fatalf("not XML: %v\n%s", err, out)
 	}
 	if len(doc.Entries) != 2 || doc.Entries[0].ID != `a"<b>` || doc.Entries[1].Source != "memory-triggers" ||
-		!strings.Contains(doc.Entries[0].Text, "</context> <mem_context>") {
+		!strings.Contains(doc.Entries[0].Text, "</context> <mem_context> it's \uFFFD") {
 		t.Fatalf("round trip: %+v", doc)
 	}
 	if collector.Render(nil) != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -179,7 +180,7 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		}
 		res.Keywords = keywordsOf(texts...)
 		for _, w := range fileWords(files) {
-			if len(res.Keywords) < maxKeywords && !contains(res.Keywords, w) {
+			if len(res.Keywords) < maxKeywords && !slices.Contains(res.Keywords, w) {
 				res.Keywords = append(res.Keywords, w)
 			}
 		}
@@ -251,15 +252,6 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 	fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
 	return res, nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func obsItem(o *memory.Observation, group string, sc *scorer) *item {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/termsafe"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Groups of items in a block. XML and text use current, sessions and index;
@@ -83,10 +84,8 @@ func clean(s string) string {
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
-var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
-
 // esc escapes text for XML content and attribute values.
-func esc(s string) string { return xmlEscaper.Replace(clean(s)) }
+func esc(s string) string { return text.EscapeXML(clean(s)) }
 
 // line is text on one line: cleaned for an XML block, or, for a reader
 // (visible: the text and pretty formats), with control characters written as

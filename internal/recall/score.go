@@ -2,6 +2,7 @@ package recall
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Factors explain a relevance score: each factor is in [0, 1] and the score
@@ -61,24 +63,24 @@ func words(text string) []string {
 	return out
 }
 
-// eachWord calls fn with each significant word of text, lowercased: a run of
-// letters and digits at least three long that is not a stop word. It
+// eachWord calls fn with each significant word of s, lowercased: a run of
+// letters and digits at least three long that is not a noise word. It
 // allocates only for words with upper-case letters.
-func eachWord(text string, fn func(string)) {
+func eachWord(s string, fn func(string)) {
 	start, runes, upper := -1, 0, false
 	flush := func(end int) {
 		if start >= 0 && runes >= 3 {
-			w := text[start:end]
+			w := s[start:end]
 			if upper {
 				w = strings.ToLower(w)
 			}
-			if !stopWords[w] {
+			if !text.IsNoise(w) {
 				fn(w)
 			}
 		}
 		start, runes, upper = -1, 0, false
 	}
-	for i, r := range text {
+	for i, r := range s {
 		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
 			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			if start < 0 {
@@ -90,7 +92,7 @@ func eachWord(text string, fn func(string)) {
 		}
 		flush(i)
 	}
-	flush(len(text))
+	flush(len(s))
 }
 
 // fileWords are the words of paths (which include their file names).
@@ -101,18 +103,6 @@ func fileWords(paths []string) []string {
 	}
 	return out
 }
-
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`the and for are but not you all any can had her was one our out has
-		have this that with from they will would there their what when which who how why its into than then
-		them these those been being were does did doing done just also only very more most some such about
-		after before again over under should could please let lets make use using used get got need want
-		like now here file files`) {
-		m[w] = true
-	}
-	return m
-}()
 
 // score computes an observation's relevance.
 func (s *scorer) score(o memory.Observation) (float64, Factors) {
@@ -132,7 +122,7 @@ func (s *scorer) score(o memory.Observation) (float64, Factors) {
 	}
 	if len(s.keywords) > 0 {
 		match := func(w string) {
-			if s.keywords[w] && !contains(f.Matched, w) {
+			if s.keywords[w] && !slices.Contains(f.Matched, w) {
 				f.Matched = append(f.Matched, w)
 			}
 		}

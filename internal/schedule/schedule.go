@@ -18,6 +18,7 @@ import (
 
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Scheduler names a scheduler.
@@ -246,8 +247,6 @@ func HasCronLine(tab []byte) bool {
 }
 
 func (j Job) plist() string {
-	var esc bytes.Buffer
-	xmlEscape(&esc, j.Shell())
 	return fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <plist version="1.0">
@@ -271,11 +270,7 @@ func (j Job) plist() string {
 	<string>Background</string>
 </dict>
 </plist>
-`, Label, esc.String(), j.Hour, j.Minute)
-}
-
-func xmlEscape(b *bytes.Buffer, s string) {
-	strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").WriteString(b, s)
+`, Label, text.EscapeXML(j.Shell()), j.Hour, j.Minute)
 }
 
 // windowsCommand is the task's command line: mem itself, its report

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	txt "github.com/memhq/mem/internal/text" // Parse's argument is named text
 )
 
 // A query is bounded before it reaches FTS5, since its cost grows with the
@@ -114,7 +116,7 @@ func Parse(text string) Plan {
 		}
 		seen[w] = true
 		t := Term{Text: w}
-		if parts := SplitCamel(raw); len(parts) > 1 {
+		if parts := txt.SplitIdent(raw); len(parts) > 1 {
 			for _, p := range parts {
 				t.Parts = append(t.Parts, strings.ToLower(p))
 			}
@@ -125,7 +127,7 @@ func Parse(text string) Plan {
 
 	var kept []Term
 	for _, t := range all {
-		if !IsStopword(t.Text) {
+		if !txt.IsStopword(t.Text) {
 			kept = append(kept, t)
 		}
 	}
@@ -245,7 +247,7 @@ func (p Plan) Units(o MatchOptions) []string {
 		if len(t.Parts) > 1 {
 			add(quote(strings.Join(t.Parts, " ")))
 			for _, part := range t.Parts {
-				if !IsStopword(part) && len([]rune(part)) > 1 {
+				if !txt.IsStopword(part) && len([]rune(part)) > 1 {
 					add(quote(part))
 				}
 			}

@@ -3,47 +3,31 @@ package search
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/memhq/mem/internal/text"
 )
 
 func toLower(s string) string { return strings.ToLower(s) }
 
-// stem is a light suffix stripper, close enough to the index's Porter
-// stemmer to say whether a word of a row matches a word of the query.
-func stem(w string) string {
-	if strings.HasSuffix(w, "ies") && len(w) > 4 {
-		return strings.TrimSuffix(w, "es")
-	}
-	for _, suf := range []string{"ational", "ation", "ings", "ing", "edly", "ed", "es", "ly", "s"} {
-		if strings.HasSuffix(w, suf) && utf8.RuneCountInString(w)-len(suf) >= 3 {
-			w = strings.TrimSuffix(w, suf)
-			break
-		}
-	}
-	if strings.HasSuffix(w, "y") && len(w) > 3 {
-		return strings.TrimSuffix(w, "y") + "i"
-	}
-	return strings.TrimSuffix(w, "e")
-}
-
-// Snippet returns the part of text, at most maxWords words long, with the
+// Snippet returns the part of s, at most maxWords words long, with the
 // most query words, those words marked [like this]. Text without any of the
 // words gives its beginning. Lines are joined with spaces.
-func Snippet(text string, query []string, maxWords int) string {
+func Snippet(s string, query []string, maxWords int) string {
 	if maxWords <= 0 {
 		maxWords = 16
 	}
-	fields := strings.Fields(text)
+	fields := strings.Fields(s)
 	if len(fields) == 0 {
 		return ""
 	}
 	stems := map[string]bool{}
 	for _, w := range query {
-		stems[stem(w)] = true
+		stems[text.Stem(w)] = true
 	}
 	hit := make([]bool, len(fields))
 	for i, f := range fields {
 		for _, w := range Words(f) {
-			if stems[stem(w)] {
+			if stems[text.Stem(w)] {
 				hit[i] = true
 				break
 			}
@@ -102,11 +86,11 @@ func Snippet(text string, query []string, maxWords int) string {
 	return b.String()
 }
 
-// HasPhrase reports whether text has the words one after the other, or
+// HasPhrase reports whether s has the words one after the other, or
 // written as one identifier (parse dsn matches parseDSN and parse_dsn).
 // Words compare by light stem.
-func HasPhrase(text string, words []string) bool {
-	return NewPhraseText(text).Has(words)
+func HasPhrase(s string, words []string) bool {
+	return NewPhraseText(s).Has(words)
 }
 
 // PhraseText is a text split and stemmed once, to look for many phrases.
@@ -114,12 +98,12 @@ type PhraseText struct {
 	toks, stems []string
 }
 
-// NewPhraseText splits text by Words and stems its words.
-func NewPhraseText(text string) PhraseText {
-	toks := Words(text)
+// NewPhraseText splits s by Words and stems its words.
+func NewPhraseText(s string) PhraseText {
+	toks := Words(s)
 	stems := make([]string, len(toks))
 	for i, t := range toks {
-		stems[i] = stem(t)
+		stems[i] = text.Stem(t)
 	}
 	return PhraseText{toks, stems}
 }
@@ -132,7 +116,7 @@ func (p PhraseText) Has(words []string) bool {
 	joined := strings.Join(words, "")
 	ws := make([]string, len(words))
 	for i, w := range words {
-		ws[i] = stem(w)
+		ws[i] = text.Stem(w)
 	}
 	for i := range p.toks {
 		if p.toks[i] == joined {

@@ -6,6 +6,8 @@ package search
 import (
 	"strings"
 	"unicode"
+
+	"github.com/memhq/mem/internal/text"
 )
 
 // IndexTerms returns the extra words to index for text so that identifiers
@@ -14,11 +16,11 @@ import (
 func IndexTerms(texts ...string) string {
 	var b strings.Builder
 	seen := map[string]bool{}
-	for _, text := range texts {
-		for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+	for _, t := range texts {
+		for _, w := range strings.FieldsFunc(t, func(r rune) bool {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 		}) {
-			parts := SplitCamel(w)
+			parts := text.SplitIdent(w)
 			if len(parts) < 2 {
 				continue
 			}
@@ -34,25 +36,4 @@ func IndexTerms(texts ...string) string {
 		}
 	}
 	return b.String()
-}
-
-// SplitCamel splits an identifier at lower-to-upper and letter-digit
-// boundaries and before the last capital of an acronym: "parseDSNConfig"
-// gives parse, DSN, Config.
-func SplitCamel(w string) []string {
-	rs := []rune(w)
-	var parts []string
-	start := 0
-	for i := 1; i < len(rs); i++ {
-		prev, cur := rs[i-1], rs[i]
-		boundary := (unicode.IsLower(prev) && unicode.IsUpper(cur)) ||
-			(unicode.IsLetter(prev) && unicode.IsDigit(cur)) ||
-			(unicode.IsDigit(prev) && unicode.IsLetter(cur)) ||
-			(unicode.IsUpper(prev) && unicode.IsUpper(cur) && i+1 < len(rs) && unicode.IsLower(rs[i+1]))
-		if boundary {
-			parts = append(parts, string(rs[start:i]))
-			start = i
-		}
-	}
-	return append(parts, string(rs[start:]))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
+	"github.com/memhq/mem/internal/text"
 	"github.com/memhq/mem/internal/tokens"
 )
 
@@ -268,7 +270,7 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candid
 				}
 				for _, o := range obs {
 					rel := 0.8
-					if contains(o.FilesModified, p) {
+					if slices.Contains(o.FilesModified, p) {
 						rel = 0.9
 					}
 					out = append(out, candidate{obs: o, relevance: rel})
@@ -353,58 +355,25 @@ func Relevance(terms []string, o memory.Observation, rank float64) float64 {
 }
 
 // queryTerms are the lower-cased word stems of a trigger, identifiers split
-// into their parts ("OrderService" gives order, service).
-func queryTerms(text string) []string {
+// into their parts ("OrderService" gives order, servic), without noise words.
+// A stem is a prefix of its word, so Relevance finds it in unstemmed text.
+func queryTerms(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r > 127)
 	}) {
-		for _, p := range splitIdent(w) {
-			p = stem(strings.ToLower(p))
-			if len(p) < 3 || seen[p] || stopword(p) {
+		for _, p := range text.SplitIdent(w) {
+			p = strings.ToLower(p)
+			st := text.Stem(p)
+			if len(st) < 3 || seen[st] || text.IsNoise(p) || text.IsNoise(st) {
 				continue
 			}
-			seen[p] = true
-			out = append(out, p)
+			seen[st] = true
+			out = append(out, st)
 		}
 	}
 	return out
-}
-
-func splitIdent(w string) []string {
-	rs := []rune(w)
-	var parts []string
-	start := 0
-	for i := 1; i < len(rs); i++ {
-		lowUp := rs[i-1] >= 'a' && rs[i-1] <= 'z' && rs[i] >= 'A' && rs[i] <= 'Z'
-		acr := i+1 < len(rs) && rs[i-1] >= 'A' && rs[i-1] <= 'Z' && rs[i] >= 'A' && rs[i] <= 'Z' && rs[i+1] >= 'a' && rs[i+1] <= 'z'
-		if lowUp || acr {
-			parts = append(parts, string(rs[start:i]))
-			start = i
-		}
-	}
-	return append(parts, string(rs[start:]))
-}
-
-// stem drops common English endings so "refunds", "refunded" and "refunding"
-// all find "refund".
-func stem(w string) string {
-	for _, suf := range []string{"ing", "ies", "es", "ed", "s"} {
-		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
-		}
-	}
-	return w
-}
-
-func stopword(w string) bool {
-	switch w {
-	case "the", "and", "for", "with", "that", "this", "how", "what", "does", "work", "handl", "handle", "use",
-		"from", "into", "about", "are", "was", "were", "our", "you", "when", "where", "why", "which", "there":
-		return true
-	}
-	return false
 }
 
 // OnFile registers what a touched file brings: what memory knows about it
@@ -620,15 +589,6 @@ func pathForms(root, path string) []string {
 		out = append(out, rel, filepath.Join(root, filepath.FromSlash(rel)))
 	}
 	return memory.CleanList(out)
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ObservationText renders an observation as a pending entry: a header line

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memhq/mem/internal/text"
 )
 
 // Kinds of trigger found in a prompt.
@@ -212,18 +214,6 @@ func commonWord(w string) bool {
 // the end of the clause.
 var questionRe = regexp.MustCompile(`(?i)\b(?:how\s+(?:does|do|did|is|are|can|should|would)|what\s+(?:is|are|was|were|does|do)|what's|where\s+(?:is|are|does|do)|where's|why\s+(?:does|do|did|is|are)|when\s+(?:does|do|did|is)|what\s+did\s+we\s+(?:decide|agree|choose|learn|find|say|do)\s+(?:about|on|for|with)|explain|tell\s+me\s+about|remind\s+me\s+(?:about|of|how|what|why))\s+([^?!;\n,]+)`)
 
-// filler words dropped from a question's subject (search ignores them too,
-// and they would use up the six words a subject keeps).
-var questionStop = map[string]bool{
-	"the": true, "a": true, "an": true, "our": true, "we": true, "you": true, "it": true, "this": true, "that": true,
-	"work": true, "works": true, "working": true, "handle": true, "handles": true, "do": true, "does": true,
-	"used": true, "use": true, "mean": true, "means": true, "happen": true, "happens": true, "again": true,
-	"now": true, "here": true, "there": true, "be": true, "get": true, "is": true, "are": true, "for": true,
-	"to": true, "of": true, "in": true, "about": true, "me": true, "us": true, "i": true, "please": true,
-	"when": true, "if": true, "and": true, "or": true, "with": true, "so": true, "on": true, "at": true,
-	"by": true, "from": true, "into": true, "still": true, "really": true, "exactly": true, "actually": true,
-}
-
 func questions(prompt string) []string {
 	var out []string
 	for _, m := range questionRe.FindAllStringSubmatch(prompt, 4) {
@@ -234,9 +224,11 @@ func questions(prompt string) []string {
 				words = append(words, w)
 			}
 		}
+		// Noise words go: search ignores them too, and they would use up the
+		// six words a subject keeps.
 		kept := words[:0]
 		for _, w := range words {
-			if !questionStop[strings.ToLower(w)] {
+			if !text.IsNoise(strings.ToLower(w)) {
 				kept = append(kept, w)
 			}
 		}

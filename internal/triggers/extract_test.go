@@ -1,6 +1,7 @@
 package triggers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -40,11 +41,11 @@ func TestExtract(t *testing.T) {
 		{"what is the `pending_context` table for", "question:pending_context table | symbol:pending_context"},
 		{"Please run go test ./... and tell me what breaks", ""},
 		{"explain how useEffect cleanup works in src/components/OrderList.tsx",
-			"question:how useEffect cleanup src/components/OrderList.tsx | path:src/components/OrderList.tsx | symbol:useEffect"},
+			"question:useEffect cleanup src/components/OrderList.tsx | path:src/components/OrderList.tsx | symbol:useEffect"},
 		{"The Refund method should log. Refund is called from checkout.", ""},
 		{"rename user_id to customer_id everywhere (also in migrations/00002_customers.sql)",
 			"path:migrations/00002_customers.sql | symbol:user_id | symbol:customer_id"},
-		{"where is the config file loaded?", "question:config file loaded"},
+		{"where is the config file loaded?", "question:config loaded"},
 	}
 	for _, tc := range cases {
 		if got := keys(Extract(tc.prompt)); got != tc.want {
@@ -72,5 +73,22 @@ func TestKeyRoundTrip(t *testing.T) {
 	}
 	if _, ok := ParseKey("bogus:x"); ok {
 		t.Error("bogus kind accepted")
+	}
+}
+
+// A trigger's terms split identifiers in any script and leave noise words
+// out; each term is a prefix of its word, so Relevance finds it in the text.
+func TestQueryTerms(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"OrderService refunds", []string{"order", "servic", "refund"}},
+		{"größeÄndern", []string{"größ", "ändern"}},
+		{"how does the retry policy work", []string{"retr", "polic"}},
+	} {
+		if got := queryTerms(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("queryTerms(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,111 @@
+package text
+
+import (
+	"encoding/xml"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestStem(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"refund", "refund"},
+		{"refunds", "refund"},
+		{"refunded", "refund"},
+		{"refunding", "refund"},
+		{"query", "quer"},
+		{"queries", "quer"},
+		{"queried", "quer"},
+		{"validation", "valid"},
+		{"handle", "handl"},
+		{"handling", "handl"},
+		{"quickly", "quick"},
+		{"bus", "bus"}, // too short to strip
+		{"cafés", "café"},
+		{"", ""},
+	} {
+		got := Stem(tc.in)
+		if got != tc.want {
+			t.Errorf("Stem(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if !strings.HasPrefix(tc.in, got) {
+			t.Errorf("Stem(%q) = %q is not a prefix of the word", tc.in, got)
+		}
+	}
+}
+
+func TestSplitIdent(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"parseDSNConfig", []string{"parse", "DSN", "Config"}},
+		{"OrderService", []string{"Order", "Service"}},
+		{"HTTPServer", []string{"HTTP", "Server"}},
+		{"oauth2Client", []string{"oauth", "2", "Client"}},
+		{"ÉtatGlobal", []string{"État", "Global"}},
+		{"größeÄndern", []string{"größe", "Ändern"}},
+		{"plain", []string{"plain"}},
+	} {
+		if got := SplitIdent(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("SplitIdent(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestStopwords(t *testing.T) {
+	for _, tc := range []struct {
+		w           string
+		stop, noise bool
+	}{
+		{"the", true, true},
+		{"because", true, true},
+		{"please", false, true},
+		{"file", false, true},
+		{"handl", false, true},
+		{"refund", false, false},
+	} {
+		if got := IsStopword(tc.w); got != tc.stop {
+			t.Errorf("IsStopword(%q) = %v, want %v", tc.w, got, tc.stop)
+		}
+		if got := IsNoise(tc.w); got != tc.noise {
+			t.Errorf("IsNoise(%q) = %v, want %v", tc.w, got, tc.noise)
+		}
+	}
+}
+
+func TestEscapeXML(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`a < b && c > "d"`, `a &lt; b &amp;&amp; c &gt; &quot;d&quot;`},
+		{"don't", "don't"},
+		{"tab\tline\nret\r", "tab\tline\nret\r"},
+		{"bell\x07nul\x00", "bellnul"},
+		{"bad\xffbyte", "bad\uFFFDbyte"},
+		{"non\uFFFEchar\uFFFF", "nonchar"},
+	} {
+		if got := EscapeXML(tc.in); got != tc.want {
+			t.Errorf("EscapeXML(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The escaped text reads back as itself from an attribute in double quotes
+// and from between tags.
+func TestEscapeXMLRoundTrip(t *testing.T) {
+	for _, s := range []string{`it's "quoted" & <tagged>`, "it's\ttabbed\nand 'single'", "é ü 日本"} {
+		var v struct {
+			Attr string `xml:"v,attr"`
+			Text string `xml:",chardata"`
+		}
+		doc := `<a v="` + EscapeXML(s) + `">` + EscapeXML(s) + `</a>`
+		if err := xml.Unmarshal([]byte(doc), &v); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if v.Attr != s {
+			t.Errorf("attribute %q, want %q", v.Attr, s)
+		}
+		if v.Text != s {
+			t.Errorf("text %q, want %q", v.Text, s)
+		}
+	}
+}
