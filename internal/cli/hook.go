@@ -12,6 +12,7 @@ import (
 
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
@@ -25,7 +26,7 @@ import (
 // arguments so that no command line, however wrong, makes it fail.
 func newHookCmd(app *App) *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook claude|codex|gemini|opencode",
+		Use:   "hook " + strings.Join(install.Names(), "|"),
 		Short: "Answer an editor hook event read on stdin (always exits 0)",
 		Long: `Read one hook event as JSON on stdin, record what it is worth and print the reply the editor
 expects (or nothing). It exits 0 on every path and answers within hook.deadline; problems go to
@@ -137,9 +138,11 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 		return
 	}
 	app.cfg = cfg
-	adapter, ok := hook.Adapters()[agent]
+	a, ok := install.Lookup(agent)
 	if !ok {
-		log.Printf(fail, "unknown agent %q: want claude, codex, gemini or opencode", agent)
+		names := install.Names()
+		n := len(names) - 1
+		log.Printf(fail, "unknown agent %q: want %s or %s", agent, strings.Join(names[:n], ", "), names[n])
 		return
 	}
 	deadline := cfg.Duration("hook.deadline")
@@ -154,7 +157,7 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 		return d, err
 	}
 	h.DrainFor = min(hookDrainFor, time.Until(started.Add(deadline))/4)
-	r := &hook.Runner{Adapter: adapter, Handler: h, Deadline: deadline, Getenv: app.Getenv, Log: log, Started: started}
+	r := &hook.Runner{Adapter: a.Adapter, Handler: h, Deadline: deadline, Getenv: app.Getenv, Log: log, Started: started}
 	if r.Run(ctx, app.In, app.Out) && db != nil {
 		trimWAL(ctx, db, started.Add(deadline))
 	}

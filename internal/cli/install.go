@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,11 +23,9 @@ func newInstallCmd(app *App, remove bool) *cobra.Command {
 	use, short := "install", "Set an agent up to run mem's hooks (merged into its own settings file)"
 	long := `Merge mem's hook entries into the agent's settings file, keeping everything else in it, or write
 mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
-Settings files: claude ~/.claude/settings.json (project: .claude/settings.json), codex
-~/.codex/hooks.json (.codex/hooks.json), gemini ~/.gemini/settings.json (.gemini/settings.json),
-opencode ~/.config/opencode/plugins/mem.js (.opencode/plugins/mem.js). A settings file or backup
-that is a link, FIFO or device, or a project folder that leads out of the project, is refused and
-nothing is written.`
+A settings file or backup that is a link, FIFO or device, or a project folder that leads out of the
+project, is refused and nothing is written. Settings files (user scope, project scope):
+` + agentFiles(func(a install.Agent) install.Paths { return a.Settings })
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
 		long = `Remove mem's hook entries (and the groups and events they leave empty) from the agent's
@@ -36,11 +33,11 @@ settings file, or mem's OpenCode plugin. Everything else in the file stays; the 
 as <file>.mem.bak. Links, FIFOs and devices are refused as by install.`
 	}
 	cmd := &cobra.Command{
-		Use:       use + " claude|codex|gemini|opencode",
+		Use:       use + " " + strings.Join(install.Names(), "|"),
 		Short:     short,
 		Long:      long,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: install.Agents,
+		ValidArgs: install.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
 			return runInstall(app, o, remove)
@@ -88,8 +85,8 @@ func runInstall(app *App, o installOptions, remove bool) error {
 // pathOf names for them (nil content when it does not exist yet). It also
 // returns the project root the file must stay in ("" for user scope).
 func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (path, root string, before []byte, err error) {
-	if !slices.Contains(install.Agents, agent) {
-		return "", "", nil, invalid("agent", "one of "+strings.Join(install.Agents, ", "), agent)
+	if _, ok := install.Lookup(agent); !ok {
+		return "", "", nil, invalid("agent", "one of "+strings.Join(install.Names(), ", "), agent)
 	}
 	if scope != install.ScopeUser && scope != install.ScopeProject {
 		return "", "", nil, invalid("--scope", "user or project", scope)
@@ -105,6 +102,18 @@ func installTarget(app *App, agent, scope string, pathOf func(agent, scope strin
 		return "", "", nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return path, places.Root, before, nil
+}
+
+// agentFiles lists, for help texts, each agent's file that file picks in
+// both scopes, one agent a line.
+func agentFiles(file func(install.Agent) install.Paths) string {
+	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
+	var b strings.Builder
+	for _, a := range install.All {
+		ps := file(a)
+		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, ps.User(home), ps.Project)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // memBinary is the mem command to write into an agent's files: the given
@@ -125,12 +134,9 @@ func memBinary(given, flag string) (string, error) {
 
 // installPlaces are the folders agents' files are found in, for scope.
 func installPlaces(app *App, scope string) (install.Places, error) {
-	places := install.Places{Home: homeDir(app.Getenv), ConfigHome: app.Getenv("XDG_CONFIG_HOME"), CodexHome: app.Getenv("CODEX_HOME")}
+	places := install.Places{Home: homeDir(app.Getenv), ConfigHome: app.Getenv("XDG_CONFIG_HOME"), Getenv: app.Getenv}
 	if places.ConfigHome == "" {
 		places.ConfigHome = filepath.Join(places.Home, ".config")
-	}
-	if places.CodexHome == "" {
-		places.CodexHome = filepath.Join(places.Home, ".codex")
 	}
 	if scope == install.ScopeProject {
 		id, err := app.Project()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,17 +20,17 @@ type installMCPOptions struct {
 func newInstallMCPCmd(app *App) *cobra.Command {
 	var o installMCPOptions
 	cmd := &cobra.Command{
-		Use:   "install-mcp claude|codex|gemini|opencode",
+		Use:   "install-mcp " + strings.Join(install.Names(), "|"),
 		Short: "Register mem's MCP server (mem mcp) in an agent's configuration",
-		Long: `Register "mem mcp" as the MCP server "mem" in an agent's configuration: claude ~/.claude.json
-(project: .mcp.json), codex ~/.codex/config.toml (.codex/config.toml), gemini ~/.gemini/settings.json
-(.gemini/settings.json), opencode ~/.config/opencode/opencode.json (opencode.json). Everything else
-in the file stays; an entry named mem is replaced; running it again changes nothing. The previous file
-is kept as <file>.mem.bak. The command is this binary's absolute path unless --command says
-otherwise, and a database set with --db or MEM_DB is passed on. A file or backup that is a link, FIFO
-or device, or a project folder that leads out of the project, is refused and nothing is written.`,
+		Long: `Register "mem mcp" as the MCP server "mem" in an agent's configuration. Everything else in the
+file stays; an entry named mem is replaced; running it again changes nothing. The previous file is
+kept as <file>.mem.bak. The command is this binary's absolute path unless --command says otherwise,
+and a database set with --db or MEM_DB is passed on. A file or backup that is a link, FIFO or
+device, or a project folder that leads out of the project, is refused and nothing is written.
+Configuration files (user scope, project scope):
+` + agentFiles(func(a install.Agent) install.Paths { return a.MCPFile }),
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: install.Agents,
+		ValidArgs: install.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
 			return runInstallMCP(app, o, false)
@@ -43,12 +44,12 @@ or device, or a project folder that leads out of the project, is refused and not
 func newUninstallMCPCmd(app *App) *cobra.Command {
 	var o installMCPOptions
 	cmd := &cobra.Command{
-		Use:   "uninstall-mcp claude|codex|gemini|opencode",
+		Use:   "uninstall-mcp " + strings.Join(install.Names(), "|"),
 		Short: "Remove mem's MCP server, and nothing else, from an agent's configuration",
 		Long: `Remove the MCP server entry "mem" from an agent's configuration (the files of install-mcp).
 Everything else in the file stays; the previous file is kept as <file>.mem.bak.`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: install.Agents,
+		ValidArgs: install.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
 			return runInstallMCP(app, o, true)
@@ -64,9 +65,6 @@ func addInstallMCPFlags(cmd *cobra.Command, o *installMCPOptions) {
 }
 
 func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
-	if o.Agent == "claude-code" {
-		o.Agent = "claude"
-	}
 	path, root, before, err := installTarget(app, o.Agent, o.Scope, install.MCPPath)
 	if err != nil {
 		return err

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
 )
@@ -39,7 +41,11 @@ func newSessionStartCmd(app *App) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.ID, "session", "", "session id (required)")
-	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent name: claude-code, codex, gemini, opencode, ...")
+	var agents []string
+	for _, a := range install.All {
+		agents = append(agents, a.Adapter.Agent())
+	}
+	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent name: "+strings.Join(agents, ", ")+", ...")
 	cmd.Flags().StringVar(&o.AgentType, "agent-type", "", "agent type: build, plan, ...")
 	cmd.Flags().StringVar(&o.Cwd, "cwd", "", "the session's working directory (default: this one); decides the project")
 	cmd.Flags().StringVar(&o.Parent, "parent", "", "parent session id, for a subagent's session")

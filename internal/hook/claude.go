@@ -33,6 +33,11 @@ func (e claudeEvent) call() capture.Call {
 	return capture.Call{Tool: text(e.ToolName), Input: e.ToolInput, Response: e.ToolResponse, Error: text(e.Error)}
 }
 
+// Claude returns the adapter for Claude Code's hook protocol, which Codex CLI
+// shares: agent is the name sessions.agent records, projectEnv the variable
+// that names the project root ("" when the agent sets none).
+func Claude(agent, projectEnv string) Adapter { return claude{agent: agent, projectEnv: projectEnv} }
+
 func (c claude) Agent() string { return c.agent }
 
 func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {

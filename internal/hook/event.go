@@ -70,17 +70,6 @@ type Adapter interface {
 	Encode(ev Event, r Reply) []byte
 }
 
-// Adapters returns the adapter for each accepted `mem hook` argument.
-func Adapters() map[string]Adapter {
-	return map[string]Adapter{
-		"claude":      claude{agent: AgentClaude, projectEnv: "CLAUDE_PROJECT_DIR"},
-		"claude-code": claude{agent: AgentClaude, projectEnv: "CLAUDE_PROJECT_DIR"},
-		"codex":       claude{agent: AgentCodex},
-		"gemini":      gemini{},
-		"opencode":    opencode{},
-	}
-}
-
 // ErrEmpty is returned for an empty event.
 var ErrEmpty = errors.New("empty event")
 

@@ -12,6 +12,9 @@ type geminiEvent struct {
 	Trigger        json.RawMessage `json:"trigger"`
 }
 
+// Gemini returns the adapter for Gemini CLI's hook protocol.
+func Gemini() Adapter { return gemini{} }
+
 func (gemini) Agent() string { return AgentGemini }
 
 func (gemini) Decode(data []byte, getenv func(string) string) (Event, error) {

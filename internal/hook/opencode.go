@@ -22,6 +22,9 @@ type opencodeEvent struct {
 	Message   json.RawMessage `json:"message"`
 }
 
+// OpenCode returns the adapter for mem's OpenCode plugin.
+func OpenCode() Adapter { return opencode{} }
+
 func (opencode) Agent() string { return AgentOpenCode }
 
 func (opencode) Decode(data []byte, _ func(string) string) (Event, error) {

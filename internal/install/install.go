@@ -9,13 +9,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
-
-// Agents that mem installs into, as `mem install` names them.
-var Agents = []string{"claude", "codex", "gemini", "opencode"}
 
 // Scopes.
 const (
@@ -37,39 +33,27 @@ type Plan struct {
 type Places struct {
 	Home       string
 	ConfigHome string // XDG_CONFIG_HOME or ~/.config
-	CodexHome  string // CODEX_HOME or ~/.codex
 	Root       string // the project root, for project scope
+	// Getenv gives the environment, for an agent whose folder a variable
+	// moves (Codex: CODEX_HOME).
+	Getenv func(string) string
 }
 
 // Path returns the file install writes for agent in scope.
 func Path(agent, scope string, p Places) (string, error) {
+	return agentPath(agent, scope, p, func(a Agent) Paths { return a.Settings })
+}
+
+// agentPath returns the file of agent in scope that file picks.
+func agentPath(agent, scope string, p Places, file func(Agent) Paths) (string, error) {
 	if scope != ScopeUser && scope != ScopeProject {
 		return "", fmt.Errorf("scope %q: want user or project", scope)
 	}
-	user := scope == ScopeUser
-	switch agent {
-	case "claude":
-		if user {
-			return filepath.Join(p.Home, ".claude", "settings.json"), nil
-		}
-		return filepath.Join(p.Root, ".claude", "settings.json"), nil
-	case "codex":
-		if user {
-			return filepath.Join(p.CodexHome, "hooks.json"), nil
-		}
-		return filepath.Join(p.Root, ".codex", "hooks.json"), nil
-	case "gemini":
-		if user {
-			return filepath.Join(p.Home, ".gemini", "settings.json"), nil
-		}
-		return filepath.Join(p.Root, ".gemini", "settings.json"), nil
-	case "opencode":
-		if user {
-			return filepath.Join(p.ConfigHome, "opencode", "plugins", "mem.js"), nil
-		}
-		return filepath.Join(p.Root, ".opencode", "plugins", "mem.js"), nil
+	a, ok := Lookup(agent)
+	if !ok {
+		return "", unknownAgent(agent)
 	}
-	return "", unknownAgent(agent)
+	return file(a).For(scope, p)
 }
 
 // hookEvent is one event mem listens to in a JSON settings file.
@@ -78,40 +62,18 @@ type hookEvent struct {
 	matcher string
 }
 
-// settings describes an agent whose hooks live in a JSON settings file.
-type settings struct {
-	arg     string // the `mem hook` argument
+// jsonHooks merges mem's hooks into a JSON settings file as Claude Code,
+// Codex and Gemini read them: "hooks": {event: [{"matcher": ..., "hooks":
+// [{"type": "command", "command": ..., "timeout": ...}]}]}.
+type jsonHooks struct {
 	events  []hookEvent
 	timeout int  // in the agent's unit
 	named   bool // hook entries carry a name (Gemini)
 }
 
-// Claude's PostToolUse fires for every tool; the matcher keeps the hook
-// process for the tools capture reads.
-var agentSettings = map[string]settings{
-	"claude": {arg: "claude", timeout: 5, events: []hookEvent{
-		{"SessionStart", ""}, {"UserPromptSubmit", ""},
-		{"PostToolUse", "Edit|MultiEdit|Write|NotebookEdit|Bash|Read|Grep|Glob"},
-		{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},
-		{"PreCompact", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
-	}},
-	"codex": {arg: "codex", timeout: 5, events: []hookEvent{
-		{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""},
-	}},
-	"gemini": {arg: "gemini", timeout: 5000, named: true, events: []hookEvent{
-		{"SessionStart", ""}, {"BeforeAgent", ""},
-		{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|search_file_content|list_directory"},
-		{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
-	}},
-}
-
 // Command returns the hook command line for the mem binary at bin.
 func Command(bin, agent string) string {
-	arg := agent
-	if s, ok := agentSettings[agent]; ok {
-		arg = s.arg
-	}
-	return shellQuote(bin) + " hook " + arg
+	return shellQuote(bin) + " hook " + agent
 }
 
 func shellQuote(s string) string {
@@ -127,17 +89,16 @@ func ours(arg string) *regexp.Regexp {
 	return regexp.MustCompile(`(?:^|[\s/\\'"])mem(?:\.exe)?['"]?\s+hook\s+` + regexp.QuoteMeta(arg) + `\s*$`)
 }
 
-// matcher recognises mem's hook entries for agent: those whose command is
-// what Command(bin, agent) writes, those of a binary named mem anywhere,
-// and, where entries carry a name (Gemini), those named mem that run
-// "<any binary> hook <agent>", since that name says who wrote them.
-func matcher(agent, bin string) func(entry *object) bool {
-	s := agentSettings[agent]
-	re := ours(s.arg)
-	anyBin := regexp.MustCompile(`\s+hook\s+` + regexp.QuoteMeta(s.arg) + `\s*$`)
+// matcher recognises mem's hook entries for arg: those whose command is
+// what Command(bin, arg) writes, those of a binary named mem anywhere, and,
+// where entries carry a name (Gemini), those named mem that run
+// "<any binary> hook <arg>", since that name says who wrote them.
+func (h jsonHooks) matcher(arg, bin string) func(entry *object) bool {
+	re := ours(arg)
+	anyBin := regexp.MustCompile(`\s+hook\s+` + regexp.QuoteMeta(arg) + `\s*$`)
 	exact := ""
 	if bin != "" {
-		exact = Command(bin, agent)
+		exact = Command(bin, arg)
 	}
 	return func(entry *object) bool {
 		c, ok := entry.vals["command"].(string)
@@ -148,7 +109,7 @@ func matcher(agent, bin string) func(entry *object) bool {
 			return true
 		}
 		name, _ := entry.vals["name"].(string)
-		return s.named && name == "mem" && anyBin.MatchString(c)
+		return h.named && name == "mem" && anyBin.MatchString(c)
 	}
 }
 
@@ -156,32 +117,37 @@ func matcher(agent, bin string) func(entry *object) bool {
 // settings file whose current content is before (nil when it does not exist).
 func Install(agent, path string, before []byte, bin string) (Plan, error) {
 	p := Plan{Agent: agent, Path: path, Before: before}
-	if agent == "opencode" {
-		p.After = Plugin(bin)
-		p.Changed = !bytes.Equal(before, p.After)
-		if before != nil && !IsPlugin(before) {
-			return p, fmt.Errorf("%s exists and is not mem's plugin: move it away first", path)
-		}
-		return p, nil
+	a, ok := Lookup(agent)
+	if !ok {
+		return p, unknownAgent(agent)
 	}
-	s, doc, err := settingsFile(agent, path, before)
-	if err != nil {
+	p.Agent = a.Name
+	if err := a.Hooks.install(&p, a.Name, bin); err != nil {
 		return p, err
 	}
-	removeOurs(doc, matcher(agent, bin))
+	p.Notes = a.Notes
+	return p, nil
+}
+
+func (h jsonHooks) install(p *Plan, arg, bin string) error {
+	doc, err := parseSettings(p.Path, p.Before)
+	if err != nil {
+		return err
+	}
+	removeOurs(doc, h.matcher(arg, bin))
 	hooks, ok := asObject(doc, "hooks")
 	if !ok {
-		return p, fmt.Errorf("%s: \"hooks\" is not an object: fix it first; nothing was changed", path)
+		return fmt.Errorf("%s: \"hooks\" is not an object: fix it first; nothing was changed", p.Path)
 	}
-	cmd := Command(bin, agent)
-	for _, ev := range s.events {
+	cmd := Command(bin, arg)
+	for _, ev := range h.events {
 		entry := newObject()
-		if s.named {
+		if h.named {
 			entry.set("name", "mem")
 		}
 		entry.set("type", "command")
 		entry.set("command", cmd)
-		entry.set("timeout", json.Number(fmt.Sprint(s.timeout)))
+		entry.set("timeout", json.Number(fmt.Sprint(h.timeout)))
 		group := newObject()
 		if ev.matcher != "" {
 			group.set("matcher", ev.matcher)
@@ -189,35 +155,28 @@ func Install(agent, path string, before []byte, bin string) (Plan, error) {
 		group.set("hooks", []any{entry})
 		groups, ok := hooks.vals[ev.name].([]any)
 		if v, had := hooks.vals[ev.name]; had && !ok {
-			return p, fmt.Errorf("%s: \"hooks\".%q is %s, want an array of hook groups ([{\"matcher\": ..., \"hooks\": [...]}]): fix it first; nothing was changed", path, ev.name, jsonKind(v))
+			return fmt.Errorf("%s: \"hooks\".%q is %s, want an array of hook groups ([{\"matcher\": ..., \"hooks\": [...]}]): fix it first; nothing was changed", p.Path, ev.name, jsonKind(v))
 		}
 		hooks.set(ev.name, append(groups, group))
 	}
 	p.After = encode(doc)
-	p.Changed = before == nil || !bytes.Equal(normalize(before), p.After)
-	if agent == "codex" {
-		p.Notes = append(p.Notes, "Codex runs hooks only with [features] codex_hooks = true in its config.toml")
-	}
-	return p, nil
+	p.Changed = p.Before == nil || !bytes.Equal(normalize(p.Before), p.After)
+	return nil
 }
 
-// settingsFile returns what mem writes into agent's JSON settings file and
-// the file's content parsed (an empty object for nil).
-func settingsFile(agent, path string, before []byte) (settings, *object, error) {
-	s, ok := agentSettings[agent]
-	if !ok {
-		return s, nil, unknownAgent(agent)
-	}
+// parseSettings parses a JSON settings file's content (an empty object for
+// nil).
+func parseSettings(path string, before []byte) (*object, error) {
 	doc, err := parseObject(before)
 	if err != nil {
-		return s, nil, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
+		return nil, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
 	}
-	return s, doc, nil
+	return doc, nil
 }
 
 // unknownAgent is the error for an agent mem cannot install into.
 func unknownAgent(agent string) error {
-	return fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Agents, ", "))
+	return fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Names(), ", "))
 }
 
 // Uninstall returns the plan that removes what Install added: mem's hook
@@ -228,24 +187,26 @@ func Uninstall(agent, path string, before []byte, bin string) (Plan, error) {
 	if before == nil {
 		return p, nil
 	}
-	if agent == "opencode" {
-		if !IsPlugin(before) {
-			return p, fmt.Errorf("%s is not mem's plugin: left alone", path)
-		}
-		p.Changed = true // After nil: remove the file
-		return p, nil
+	a, ok := Lookup(agent)
+	if !ok {
+		return p, unknownAgent(agent)
 	}
-	_, doc, err := settingsFile(agent, path, before)
+	p.Agent = a.Name
+	return p, a.Hooks.uninstall(&p, a.Name, bin)
+}
+
+func (h jsonHooks) uninstall(p *Plan, arg, bin string) error {
+	doc, err := parseSettings(p.Path, p.Before)
 	if err != nil {
-		return p, err
+		return err
 	}
-	if removeOurs(doc, matcher(agent, bin)) {
+	if removeOurs(doc, h.matcher(arg, bin)) {
 		p.After = encode(doc)
 		p.Changed = true
 	} else {
-		p.After = before
+		p.After = p.Before
 	}
-	return p, nil
+	return nil
 }
 
 // normalize re-encodes a JSON object the way this package writes it, so a

@@ -3,7 +3,6 @@ package install
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -15,57 +14,23 @@ const MCPName = "mem"
 // MCPPath returns the file install-mcp edits for agent in scope: where the
 // agent keeps its MCP servers.
 func MCPPath(agent, scope string, p Places) (string, error) {
-	if scope != ScopeUser && scope != ScopeProject {
-		return "", fmt.Errorf("scope %q: want user or project", scope)
-	}
-	user := scope == ScopeUser
-	pick := func(u, project string) string {
-		if user {
-			return u
-		}
-		return filepath.Join(p.Root, project)
-	}
-	switch agent {
-	case "claude":
-		return pick(filepath.Join(p.Home, ".claude.json"), ".mcp.json"), nil
-	case "codex":
-		return pick(filepath.Join(p.CodexHome, "config.toml"), filepath.Join(".codex", "config.toml")), nil
-	case "gemini":
-		return pick(filepath.Join(p.Home, ".gemini", "settings.json"), filepath.Join(".gemini", "settings.json")), nil
-	case "opencode":
-		return pick(filepath.Join(p.ConfigHome, "opencode", "opencode.json"), "opencode.json"), nil
-	}
-	return "", unknownAgent(agent)
+	return agentPath(agent, scope, p, func(a Agent) Paths { return a.MCPFile })
 }
 
-// mcpEntry is mem's server entry for a JSON configuration, and the key of
-// the object that holds the servers.
-func mcpEntry(agent, bin string, args []string) (key string, entry *object) {
-	list := func(s []string) []any {
-		out := make([]any, len(s))
-		for i, v := range s {
-			out[i] = v
-		}
-		return out
+// jsonMCP keeps mem's server entry, which entry builds, in the object key
+// of a JSON configuration.
+type jsonMCP struct {
+	key   string
+	entry func(bin string, args []string) *object
+}
+
+// list is s as a JSON array.
+func list(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
 	}
-	entry = newObject()
-	switch agent {
-	case "claude":
-		entry.set("type", "stdio")
-		entry.set("command", bin)
-		entry.set("args", list(args))
-		return "mcpServers", entry
-	case "gemini":
-		entry.set("command", bin)
-		entry.set("args", list(args))
-		return "mcpServers", entry
-	case "opencode":
-		entry.set("type", "local")
-		entry.set("command", list(append([]string{bin}, args...)))
-		entry.set("enabled", true)
-		return "mcp", entry
-	}
-	return "", nil
+	return out
 }
 
 // InstallMCP returns the plan that registers mem's MCP server (bin run with
@@ -86,39 +51,50 @@ func editMCP(agent, path string, before []byte, bin string, args []string, remov
 	if remove && before == nil {
 		return p, nil
 	}
-	if agent == "codex" {
-		after, err := editCodexMCP(before, codexMCPTable(bin, args), remove)
-		if err != nil {
-			return p, fmt.Errorf("%s: %v; nothing was changed", path, err)
-		}
-		p.After, p.Changed = after, string(after) != string(before)
-		return p, nil
-	}
-	key, entry := mcpEntry(agent, bin, args)
-	if key == "" {
+	a, ok := Lookup(agent)
+	if !ok {
 		return p, unknownAgent(agent)
 	}
-	doc, err := parseObject(before)
+	p.Agent = a.Name
+	return p, a.MCP.edit(&p, bin, args, remove)
+}
+
+func (m jsonMCP) edit(p *Plan, bin string, args []string, remove bool) error {
+	doc, err := parseObject(p.Before)
 	if err != nil {
-		return p, fmt.Errorf("%s is not valid JSON (%v; comments are not supported): add mem by hand, see the README; nothing was changed", path, err)
+		return fmt.Errorf("%s is not valid JSON (%v; comments are not supported): add mem by hand, see the README; nothing was changed", p.Path, err)
 	}
-	servers, ok := asObject(doc, key)
+	servers, ok := asObject(doc, m.key)
 	if !ok {
-		return p, fmt.Errorf("%s: %q is not an object: fix it first; nothing was changed", path, key)
+		return fmt.Errorf("%s: %q is not an object: fix it first; nothing was changed", p.Path, m.key)
 	}
+	entry := m.entry(bin, args)
 	old, had := servers.get(MCPName)
 	switch {
 	case remove && !had:
-		return p, nil
+		return nil
 	case remove:
 		servers.del(MCPName)
 	case had && reflect.DeepEqual(old, normalizeValue(entry)):
-		return p, nil
+		return nil
 	default:
 		servers.set(MCPName, entry)
 	}
 	p.After, p.Changed = encode(doc), true
-	return p, nil
+	return nil
+}
+
+// codexTOML keeps mem's server as the [mcp_servers.mem] table of a Codex
+// config.toml.
+type codexTOML struct{}
+
+func (codexTOML) edit(p *Plan, bin string, args []string, remove bool) error {
+	after, err := editCodexMCP(p.Before, codexMCPTable(bin, args), remove)
+	if err != nil {
+		return fmt.Errorf("%s: %v; nothing was changed", p.Path, err)
+	}
+	p.After, p.Changed = after, string(after) != string(p.Before)
+	return nil
 }
 
 // normalizeValue re-reads v as parseObject would, so that an entry built in
