@@ -1,0 +1,529 @@
+package e2e
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// The scripted sessions.
+var (
+	workPrompt   = "Fix the rounding in applyDiscount: read src/discount.js, find its callers, edit it and run the checks."
+	helloPrompt  = "say hello"
+	recallPrompt = "What changed in src/discount.js last time, and where is applyDiscount called from?"
+	faultPrompt  = "Run the cart check and show me src/cart.js."
+	// testCommand fails before the edit and passes after it.
+	testCommand = "node --test src/"
+)
+
+func workScript() Script {
+	return Script{Prompt: workPrompt, Steps: []Step{
+		{Tool: "read", Args: map[string]string{"file": "src/discount.js"}},
+		{Tool: "grep", Args: map[string]string{"pattern": "applyDiscount"}},
+		{Tool: "shell", Args: map[string]string{"command": testCommand}},
+		{Tool: "edit", Args: map[string]string{"file": "src/discount.js", "old": "Math.floor(", "new": "Math.round("}},
+		{Tool: "shell", Args: map[string]string{"command": testCommand}},
+		{Text: "Fixed the rounding in applyDiscount (Math.floor to Math.round); the cart check passes."},
+	}}
+}
+
+func helloScript() Script { return Script{Prompt: helloPrompt, Steps: []Step{{Text: "Hello!"}}} }
+
+func recallScript() Script {
+	return Script{Prompt: recallPrompt, Steps: []Step{
+		{Tool: "mcp_search", Args: map[string]string{"query": "applyDiscount"}},
+		{Text: "It is called from src/cart.js; last time its rounding was fixed."},
+	}}
+}
+
+func faultScript() Script {
+	return Script{Prompt: faultPrompt, Steps: []Step{
+		{Tool: "shell", Args: map[string]string{"command": "grep -q applyDiscount src/cart.js"}},
+		{Tool: "read", Args: map[string]string{"file": "src/cart.js"}},
+		{Text: "The cart check passes."},
+	}}
+}
+
+// injected are the marks of text mem injects, in the escapings editors use.
+var injected = []string{"<memory_context", "&lt;memory_context", "<mem_context", "&lt;mem_context", "memory_context project="}
+
+func countAny(s string, marks []string) int {
+	n := 0
+	for _, m := range marks {
+		n += strings.Count(s, m)
+	}
+	return n
+}
+
+// RunAgent runs every check for one agent.
+func RunAgent(opt Options, a *Agent, srv *Server) *H {
+	h, err := newH(opt, a, srv)
+	if err != nil {
+		return &H{Agent: a, out: opt.Out, Results: []Result{{Agent: a.Name, Check: "setup", Reason: err.Error()}}}
+	}
+	fmt.Fprintf(h.out, "== %s (scratch %s)\n", a.Name, h.Root)
+	if !h.install() {
+		return h
+	}
+	h.sessions()
+	h.faults()
+	h.timing()
+	h.uninstall()
+	if opt.Fixtures != "" {
+		if err := h.saveFixtures(filepath.Join(opt.Fixtures, a.Name)); err != nil {
+			h.note("saving fixtures: %v", err)
+		}
+	}
+	return h
+}
+
+// install writes the user's own settings, then checks that install and
+// uninstall of hooks and MCP restore them byte for byte, then installs for
+// the sessions and checks that a second install changes nothing.
+func (h *H) install() bool {
+	for rel, body := range h.Agent.UserFiles {
+		p := filepath.Join(h.Home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			h.check("install", false, "writing user settings: %v", err)
+			return false
+		}
+	}
+	before := h.snapshot()
+	bin := filepath.Join(h.BinDir, "mem")
+	steps := [][]string{{"install", h.Agent.Name, "--bin", bin}, {"install-mcp", h.Agent.Name, "--command", bin},
+		{"uninstall", h.Agent.Name, "--bin", bin}, {"uninstall-mcp", h.Agent.Name}}
+	for _, s := range steps {
+		if out, err := h.mem(s...); err != nil {
+			h.check("uninstall-restores", false, "%v", err)
+			return false
+		} else {
+			h.note("mem %s: %s", strings.Join(s[:2], " "), oneLine(out))
+		}
+	}
+	after := h.snapshot()
+	h.check("uninstall-restores", diffSnap(before, after) == "", "install+install-mcp then uninstall+uninstall-mcp: %s", orOK(diffSnap(before, after)))
+
+	// The order the issue found wrong: install-mcp, then install; then both again.
+	for _, s := range [][]string{steps[1], steps[0]} {
+		if _, err := h.mem(s...); err != nil {
+			h.check("install", false, "%v", err)
+			return false
+		}
+	}
+	mid := h.snapshot()
+	var outs []string
+	for _, s := range [][]string{steps[0], steps[1]} {
+		out, _ := h.mem(s...)
+		outs = append(outs, oneLine(out))
+	}
+	again := h.snapshot()
+	h.check("reinstall-no-change", diffSnap(mid, again) == "", "second install and install-mcp: %s; said %q", orOK(diffSnap(mid, again)), outs)
+	return true
+}
+
+func orOK(s string) string {
+	if s == "" {
+		return "files byte for byte the same"
+	}
+	return s
+}
+
+// snapshot reads the agent's settings files (nil: absent).
+func (h *H) snapshot() map[string][]byte {
+	m := map[string][]byte{}
+	for _, rel := range h.Agent.Settings {
+		if b, err := os.ReadFile(filepath.Join(h.Home, rel)); err == nil {
+			m[rel] = b
+		} else {
+			m[rel] = nil
+		}
+	}
+	return m
+}
+
+func diffSnap(a, b map[string][]byte) string {
+	var diffs []string
+	for k, v := range a {
+		w := b[k]
+		switch {
+		case v == nil && w != nil:
+			diffs = append(diffs, k+" left behind")
+		case v != nil && w == nil:
+			diffs = append(diffs, k+" removed")
+		case !bytes.Equal(v, w):
+			diffs = append(diffs, fmt.Sprintf("%s differs (%d -> %d bytes) from line %s", k, len(v), len(w), firstDiff(v, w)))
+		}
+	}
+	sort.Strings(diffs)
+	return strings.Join(diffs, "; ")
+}
+
+// firstDiff names the first line where a and b differ, and both versions of it.
+func firstDiff(a, b []byte) string {
+	al, bl := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("%d: %q -> %q", i+1, strings.TrimSpace(x), strings.TrimSpace(y))
+		}
+	}
+	return "?"
+}
+
+// sessions runs the three scripted sessions and checks what the model saw
+// and what mem stored.
+func (h *H) sessions() {
+	w := h.run("work", workScript(), h.DB)
+	h.check("session-completes", w.Exit == 0 && h.finished("work", workScript()), "work session: exit %d in %s%s", w.Exit, w.Took.Round(time.Millisecond), runErr(w))
+	h.note("work session took %s", w.Took.Round(time.Millisecond))
+	wreqs := h.agentRequests("work")
+	if len(wreqs) > 0 {
+		h.check("start-block-empty-db", countAny(wreqs[0].Texts(), injected) == 0, "first request of the first session (empty memory) has %d mem blocks", countAny(wreqs[0].Texts(), injected))
+	}
+	tools := []string{}
+	if len(wreqs) > 0 {
+		tools = wreqs[0].Tools
+	}
+	mt := mcpTool(tools, "search")
+	h.check("mcp-tools-listed", slices.Contains(tools, mt) && mt != "search", "tools offered: %d, mem search tool %q", len(tools), mt)
+	recs, err := h.export()
+	if err != nil {
+		h.check("capture", false, "%v", err)
+		return
+	}
+	h.checkCapture(recs)
+
+	hi := h.run("hello", helloScript(), h.DB)
+	hreqs := h.agentRequests("hello")
+	if hi.Exit != 0 || len(hreqs) == 0 {
+		h.check("second-session", false, "hello session: exit %d, %d agent requests%s", hi.Exit, len(hreqs), runErr(hi))
+	} else {
+		first := hreqs[0].Texts()
+		n := countAny(first, h.Agent.StartMarks)
+		h.check("start-block-once", n == 1, "first request of the second session carries the start block %d times", n)
+		h.check("second-session-sees-first", strings.Contains(first, "discount.js") && n > 0, "start block names src/discount.js from the first session: %v", strings.Contains(first, "discount.js"))
+		var with []int
+		for _, r := range hreqs {
+			if strings.Count(r.Texts(), "<mem_context")+strings.Count(r.Texts(), "&lt;mem_context") > 0 {
+				with = append(with, r.Step)
+			}
+		}
+		h.check("no-context-memory-free", len(with) == 0, "%q: prompt-time <mem_context> in %d of %d requests", helloPrompt, len(with), len(hreqs))
+	}
+
+	rc := h.run("recall", recallScript(), h.DB)
+	rreqs := h.agentRequests("recall")
+	if rc.Exit != 0 || len(rreqs) < 2 {
+		h.check("prompt-context", false, "recall session: exit %d, %d agent requests%s", rc.Exit, len(rreqs), runErr(rc))
+		h.check("mcp-call-returns-memory", false, "recall session did not reach the tool result")
+	} else {
+		t0 := rreqs[0].Texts()
+		h.check("prompt-context", strings.Contains(t0, "mem_context"), "%q: prompt-time <mem_context> in the turn's first request: %v", recallPrompt, strings.Contains(t0, "mem_context"))
+		added := newLines(t0, rreqs[1].Texts())
+		ok := strings.Contains(added, "discount.js") || strings.Contains(added, "applyDiscount")
+		h.check("mcp-call-returns-memory", ok, "the search result the model got: %s", oneLine(clip(added, 160)))
+	}
+	// A block mem sent at start or after a compaction reaches the model once:
+	// never twice in one request (these sessions compact nothing).
+	most, where := 0, ""
+	for _, label := range []string{"work", "hello", "recall"} {
+		for _, r := range h.agentRequests(label) {
+			if n := countAny(r.Texts(), h.Agent.StartMarks); n > most {
+				most, where = n, fmt.Sprintf("%s step %d", label, r.Step)
+			}
+		}
+	}
+	h.check("memory-block-at-most-once", most <= 1, "most start/compaction blocks in one request: %d (%s)", most, where)
+	recs, _ = h.export()
+	h.checkStored(recs)
+}
+
+func runErr(r Run) string {
+	if r.Exit == 0 && r.Err == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%v; stderr: %s)", r.Err, oneLine(clip(r.Stderr, 300)))
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// finished reports whether the model was asked for the script's last step.
+func (h *H) finished(label string, sc Script) bool {
+	for _, r := range h.agentRequests(label) {
+		if r.Step >= len(sc.Steps)-1 {
+			return true
+		}
+	}
+	return false
+}
+
+// newLines returns the lines of b that are not in a.
+func newLines(a, b string) string {
+	seen := map[string]bool{}
+	for _, l := range strings.Split(a, "\n") {
+		seen[l] = true
+	}
+	var out []string
+	for _, l := range strings.Split(b, "\n") {
+		if !seen[l] {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// checkCapture checks what the work session stored.
+func (h *H) checkCapture(recs []Exported) {
+	var obs []Exported
+	var read, modified []string
+	for _, r := range recs {
+		if r.Kind == "observation" {
+			obs = append(obs, r)
+			read = append(read, r.FilesRead...)
+			modified = append(modified, r.FilesModified...)
+		}
+		if r.Kind == "session" {
+			read = append(read, r.FilesRead...)
+		}
+	}
+	has := func(list []string, file string) bool {
+		return slices.ContainsFunc(list, func(s string) bool { return s == file || strings.HasSuffix(s, "/"+file) })
+	}
+	h.check("capture-edit", has(modified, "src/discount.js"), "files_modified: %q", uniq(modified))
+	// The test command ran twice: failing before the edit, passing after.
+	var runs []string
+	fail, pass := "", ""
+	for _, o := range obs {
+		if !strings.Contains(o.raw, testCommand) {
+			continue
+		}
+		desc := o.Type + ": " + o.Title
+		runs = append(runs, desc)
+		if o.Type == "problem" && fail == "" {
+			fail = desc
+		} else if o.Type != "problem" && o.Type != "change" && pass == "" {
+			pass = desc
+		}
+	}
+	h.check("capture-failing-cmd", fail != "", "a problem stored for the failing %q; its observations: %q", testCommand, runs)
+	h.check("capture-passing-cmd", pass != "", "an outcome stored for the passing %q; its observations: %q", testCommand, runs)
+	h.check("capture-files-read", has(read, "src/discount.js"), "files_read: %q", uniq(read))
+	h.check("capture-grep-hits", has(read, "src/cart.js"), "grep hit src/cart.js in files_read: %v", has(read, "src/cart.js"))
+}
+
+func uniq(s []string) []string {
+	s = slices.Clone(s)
+	sort.Strings(s)
+	return slices.Compact(s)
+}
+
+// checkStored checks the prompts and that nothing injected was stored back.
+func (h *H) checkStored(recs []Exported) {
+	var prompts []string
+	var leaks []string
+	for _, r := range recs {
+		if r.Kind == "prompt" {
+			prompts = append(prompts, r.Text)
+		}
+		if countAny(r.raw, injected)+strings.Count(r.raw, "mem_context")+strings.Count(r.raw, "hook_context") > 0 {
+			leaks = append(leaks, r.Kind+" "+clip(oneLine(r.raw), 120))
+		}
+	}
+	want := []string{workPrompt, helloPrompt, recallPrompt}
+	var bad []string
+	for _, w := range want {
+		if !slices.Contains(prompts, w) {
+			bad = append(bad, w)
+		}
+	}
+	var got []string
+	for _, p := range prompts {
+		got = append(got, clip(p, 60))
+	}
+	h.check("stored-prompt-exact", len(bad) == 0, "prompts stored exactly as typed; missing %d of %d; stored: %q", len(bad), len(want), got)
+	h.check("nothing-injected-stored", len(leaks) == 0, "records holding mem's own blocks: %d %q", len(leaks), leaks)
+	var ended, summaries int
+	sessions := 0
+	for _, r := range recs {
+		switch r.Kind {
+		case "session":
+			sessions++
+			if r.EndedAt != "" {
+				ended++
+			}
+		case "summary":
+			summaries++
+		}
+	}
+	h.check("sessions-ended", sessions > 0 && ended == sessions, "%d of %d sessions ended; %d summaries; expected 3 sessions", ended, sessions, summaries)
+	h.check("session-count", sessions == 3, "sessions stored: %d (3 headless runs)", sessions)
+}
+
+// faults runs a short session with the database missing, locked, a
+// directory and garbage, and checks each completes; a locked database
+// must not cost a deadline per hook call.
+func (h *H) faults() {
+	base := h.run("fault-none", faultScript(), h.DB)
+	ok := base.Exit == 0 && h.finished("fault-none", faultScript())
+	h.check("fault-baseline", ok, "short session with a good database: exit %d in %s%s", base.Exit, base.Took.Round(time.Millisecond), runErr(base))
+	dir := filepath.Join(h.Root, "faults")
+	os.MkdirAll(dir, 0o755)
+	garbage := filepath.Join(dir, "garbage.db")
+	os.WriteFile(garbage, bytes.Repeat([]byte("not a database\n"), 200), 0o644)
+	adir := filepath.Join(dir, "adir.db")
+	os.MkdirAll(adir, 0o755)
+	locked := filepath.Join(dir, "locked.db")
+	copyFile(h.DB, locked, 0o644)
+	cases := []struct{ name, db string }{
+		{"missing", filepath.Join(dir, "no", "such", "dir", "mem.db")},
+		{"directory", adir},
+		{"garbage", garbage},
+		{"locked", locked},
+	}
+	for _, c := range cases {
+		var release func()
+		if c.name == "locked" {
+			r, err := lockDB(c.db)
+			if err != nil {
+				h.check("fault-"+c.name, false, "locking: %v", err)
+				continue
+			}
+			release = r
+		}
+		label := "fault-" + c.name
+		r := h.run(label, faultScript(), c.db)
+		if release != nil {
+			release()
+		}
+		done := r.Exit == 0 && h.finished(label, faultScript())
+		extra := r.Took - base.Took
+		if c.name == "locked" {
+			calls := 0
+			for _, hc := range h.hookCalls() {
+				if hc.MemDB == c.db {
+					calls++
+				}
+			}
+			h.check(label, done && extra < 2*time.Second, "session completes: %v in %s, %s more than with a good database over %d hook calls%s",
+				done, r.Took.Round(time.Millisecond), extra.Round(time.Millisecond), calls, runErr(r))
+			continue
+		}
+		h.check(label, done, "session completes: %v in %s (%+.1fs)%s", done, r.Took.Round(time.Millisecond), extra.Seconds(), runErr(r))
+	}
+}
+
+// lockDB holds a write lock on the database, as a long import would.
+func lockDB(path string) (func(), error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec("BEGIN EXCLUSIVE"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("BEGIN EXCLUSIVE: %w", err)
+	}
+	if _, err := db.Exec("CREATE TABLE IF NOT EXISTS e2e_lock(x)"); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return func() { db.Exec("ROLLBACK"); db.Close() }, nil
+}
+
+// timing reports the time mem's hooks took, per call and per session.
+func (h *H) timing() {
+	calls := h.hookCalls()
+	if len(calls) == 0 {
+		h.check("hooks-ran", false, "no hook call was recorded")
+		return
+	}
+	var ms []float64
+	events := map[string]int{}
+	for _, c := range calls {
+		if c.MemDB == h.DB {
+			ms = append(ms, c.Millis)
+		}
+		events[eventName(c)]++
+	}
+	sort.Float64s(ms)
+	var names []string
+	for k, v := range events {
+		names = append(names, fmt.Sprintf("%s=%d", k, v))
+	}
+	sort.Strings(names)
+	h.check("hooks-ran", true, "%d hook calls: %s", len(calls), strings.Join(names, " "))
+	if len(ms) > 0 {
+		h.note("hook time per call (good database): median %.1f ms, max %.1f ms over %d calls", ms[len(ms)/2], ms[len(ms)-1], len(ms))
+	}
+	// Per turn: the hook time between two model requests of the work session.
+	reqs := h.agentRequests("work")
+	var turns []float64
+	for i := 1; i < len(reqs); i++ {
+		sum := 0.0
+		for _, c := range calls {
+			if c.Start.After(reqs[i-1].Time) && c.Start.Before(reqs[i].Time) {
+				sum += c.Millis
+			}
+		}
+		turns = append(turns, sum)
+	}
+	if len(turns) > 0 {
+		sort.Float64s(turns)
+		h.note("hook time per turn (work session, %d turns): median %.1f ms", len(turns), turns[len(turns)/2])
+	}
+}
+
+// eventName returns the event name a recorded call carried.
+func eventName(c HookCall) string {
+	var e struct {
+		A string `json:"hook_event_name"`
+		B string `json:"event"`
+		C string `json:"type"`
+	}
+	jsonUnmarshal(c.Event, &e)
+	for _, s := range []string{e.A, e.B, e.C} {
+		if s != "" {
+			return s
+		}
+	}
+	return "?"
+}
+
+// uninstall checks that uninstalling after real sessions leaves none of
+// mem's entries.
+func (h *H) uninstall() {
+	bin := filepath.Join(h.BinDir, "mem")
+	for _, s := range [][]string{{"uninstall", h.Agent.Name, "--bin", bin}, {"uninstall-mcp", h.Agent.Name}} {
+		if _, err := h.mem(s...); err != nil {
+			h.check("uninstall-after-use", false, "%v", err)
+			return
+		}
+	}
+	var left []string
+	for rel, b := range h.snapshot() {
+		if bytes.Contains(b, []byte(bin)) {
+			left = append(left, rel)
+		}
+	}
+	h.check("uninstall-after-use", len(left) == 0, "files still naming mem after uninstall: %q", left)
+}
