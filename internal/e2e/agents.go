@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -22,7 +20,7 @@ type Agent struct {
 	Name string
 	// UserFiles are the user's own settings before mem is installed
 	// (relative to HOME): install must keep them, uninstall restore them.
-	UserFiles map[string]string
+	UserFiles func(h *H) map[string]string
 	// Settings are the files (relative to HOME) mem install and install-mcp write.
 	Settings []string
 	Env      func(h *H) []string
@@ -59,9 +57,11 @@ func mcpTool(tools []string, short string) string {
 func (h *H) abs(rel string) string { return filepath.Join(h.Project, rel) }
 
 var claudeAgent = &Agent{
-	Name:      "claude",
-	UserFiles: map[string]string{".claude/settings.json": "{\n  \"cleanupPeriodDays\": 30,\n  \"includeCoAuthoredBy\": false\n}\n"},
-	Settings:  []string{".claude/settings.json", ".claude.json"},
+	Name: "claude",
+	UserFiles: func(h *H) map[string]string {
+		return map[string]string{".claude/settings.json": "{\n  \"cleanupPeriodDays\": 30,\n  \"includeCoAuthoredBy\": false\n}\n"}
+	},
+	Settings: []string{".claude/settings.json", ".claude.json"},
 	Env: func(h *H) []string {
 		return []string{"ANTHROPIC_BASE_URL=" + h.Server.URL, "ANTHROPIC_API_KEY=sk-ant-e2e-fake",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "IS_SANDBOX=1", "DISABLE_TELEMETRY=1",
@@ -74,15 +74,15 @@ var claudeAgent = &Agent{
 		a := s.Args
 		switch s.Tool {
 		case "read":
-			return Call{"Read", map[string]any{"file_path": h.abs(a["file"])}}
+			return Call{Name: "Read", Args: map[string]any{"file_path": h.abs(a["file"])}}
 		case "grep": // this release offers no Grep tool: it searches with grep through Bash
-			return Call{"Bash", map[string]any{"command": "grep -rn " + a["pattern"] + " src", "description": "find callers"}}
+			return Call{Name: "Bash", Args: map[string]any{"command": "grep -rn " + a["pattern"] + " src", "description": "find callers"}}
 		case "edit":
-			return Call{"Edit", map[string]any{"file_path": h.abs(a["file"]), "old_string": a["old"], "new_string": a["new"]}}
+			return Call{Name: "Edit", Args: map[string]any{"file_path": h.abs(a["file"]), "old_string": a["old"], "new_string": a["new"]}}
 		case "shell":
-			return Call{"Bash", map[string]any{"command": a["command"], "description": "run a check"}}
+			return Call{Name: "Bash", Args: map[string]any{"command": a["command"], "description": "run a check"}}
 		case "mcp_search":
-			return Call{mcpTool(tools, "search"), map[string]any{"query": a["query"]}}
+			return Call{Name: mcpTool(tools, "search"), Args: map[string]any{"query": a["query"]}}
 		}
 		panic("unknown step " + s.Tool)
 	},
@@ -91,8 +91,9 @@ var claudeAgent = &Agent{
 
 var geminiAgent = &Agent{
 	Name: "gemini",
-	UserFiles: map[string]string{".gemini/settings.json": "{\n  \"general\": { \"disableAutoUpdate\": true },\n" +
-		"  \"privacy\": { \"usageStatisticsEnabled\": false },\n  \"security\": {\n    \"auth\": { \"selectedType\": \"gemini-api-key\" },\n    \"folderTrust\": { \"enabled\": false }\n  }\n}\n"},
+	UserFiles: func(h *H) map[string]string {
+		return map[string]string{".gemini/settings.json": geminiSettings}
+	},
 	Settings: []string{".gemini/settings.json"},
 	Env: func(h *H) []string {
 		return []string{"GEMINI_API_KEY=e2e-fake-key", "GOOGLE_GEMINI_BASE_URL=" + h.Server.URL,
@@ -105,21 +106,24 @@ var geminiAgent = &Agent{
 		a := s.Args
 		switch s.Tool {
 		case "read":
-			return Call{"read_file", map[string]any{"file_path": a["file"]}}
+			return Call{Name: "read_file", Args: map[string]any{"file_path": a["file"]}}
 		case "grep":
-			return Call{pick(tools, "grep_search", "search_file_content"), map[string]any{"pattern": a["pattern"]}}
+			return Call{Name: pick(tools, "grep_search", "search_file_content"), Args: map[string]any{"pattern": a["pattern"]}}
 		case "edit":
-			return Call{"replace", map[string]any{"file_path": h.abs(a["file"]), "old_string": a["old"], "new_string": a["new"],
+			return Call{Name: "replace", Args: map[string]any{"file_path": h.abs(a["file"]), "old_string": a["old"], "new_string": a["new"],
 				"instruction": "fix the rounding"}}
 		case "shell":
-			return Call{"run_shell_command", map[string]any{"command": a["command"], "description": "run a check"}}
+			return Call{Name: "run_shell_command", Args: map[string]any{"command": a["command"], "description": "run a check"}}
 		case "mcp_search":
-			return Call{mcpTool(tools, "search"), map[string]any{"query": a["query"]}}
+			return Call{Name: mcpTool(tools, "search"), Args: map[string]any{"query": a["query"]}}
 		}
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context", "&lt;memory_context"},
 }
+
+const geminiSettings = "{\n  \"general\": { \"enableAutoUpdate\": false },\n" +
+	"  \"privacy\": { \"usageStatisticsEnabled\": false },\n  \"security\": {\n    \"auth\": { \"selectedType\": \"gemini-api-key\" },\n    \"folderTrust\": { \"enabled\": false }\n  }\n}\n"
 
 // pick returns the first of names the request offers (the first when none is).
 func pick(tools []string, names ...string) string {
@@ -133,10 +137,71 @@ func pick(tools []string, names ...string) string {
 	return names[0]
 }
 
-var codexAgent = &Agent{Name: "codex"}
-var opencodeAgent = &Agent{Name: "opencode"}
+// codexHooksFlag runs hooks without the trust Codex asks for in its TUI;
+// the "hooks-run-as-installed" check runs without it.
+const codexHooksFlag = "--dangerously-bypass-hook-trust"
 
-func init() {
-	_ = fmt.Sprint
-	_ = os.Getenv
+var codexAgent = &Agent{
+	Name: "codex",
+	UserFiles: func(h *H) map[string]string {
+		return map[string]string{".codex/config.toml": "model = \"gpt-5.1-codex\"\nmodel_provider = \"fake\"\n" +
+			"check_for_update_on_startup = false\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + h.Server.URL + "/v1\"\n" +
+			"env_key = \"FAKE_OPENAI_KEY\"\nwire_api = \"responses\"\n"}
+	},
+	Settings: []string{".codex/config.toml", ".codex/hooks.json"},
+	Env: func(h *H) []string {
+		return []string{"FAKE_OPENAI_KEY=e2e-fake-key", "CODEX_HOME=" + filepath.Join(h.Home, ".codex")}
+	},
+	Args: func(h *H, prompt string) []string {
+		args := []string{"codex", "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+		if !h.untrusted {
+			args = append(args, codexHooksFlag)
+		}
+		return append(args, prompt)
+	},
+	ToolCall: func(h *H, s Step, tools []string) Call {
+		a := s.Args
+		shell := func(cmd string) Call {
+			switch name := pick(tools, "exec_command", "shell_command", "shell"); name {
+			case "exec_command":
+				return Call{Name: name, Args: map[string]any{"cmd": cmd, "workdir": h.Project}}
+			case "shell_command":
+				return Call{Name: name, Args: map[string]any{"command": cmd, "workdir": h.Project}}
+			default:
+				return Call{Name: name, Args: map[string]any{"command": []string{"bash", "-lc", cmd}, "workdir": h.Project}}
+			}
+		}
+		switch s.Tool {
+		case "read": // Codex reads files through its shell only
+			return shell("sed -n '1,200p' " + a["file"])
+		case "grep":
+			return shell("grep -rn " + a["pattern"] + " src")
+		case "edit":
+			// This release offers no apply_patch tool to an unknown model: it
+			// takes apply_patch through its shell.
+			line := lineWith(a["file"], a["old"])
+			return shell("apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: " + a["file"] + "\n@@\n-" + line + "\n+" +
+				strings.Replace(line, a["old"], a["new"], 1) + "\n*** End Patch\nPATCH")
+		case "shell":
+			return shell(a["command"])
+		case "mcp_search": // MCP tools come as a namespace of tools
+			name := mcpTool(tools, "search")
+			ns, short, _ := strings.Cut(name, "__search")
+			return Call{Name: "search" + short, Namespace: ns, Args: map[string]any{"query": a["query"]}}
+		}
+		panic("unknown step " + s.Tool)
+	},
+	StartMarks: []string{"<memory_context"},
 }
+
+// lineWith returns the line of a project file that holds s.
+func lineWith(file, s string) string {
+	for _, l := range strings.Split(projectFiles[file], "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return s
+}
+
+var opencodeAgent = &Agent{Name: "opencode"}

@@ -24,8 +24,9 @@ type Step struct {
 
 // Call is a concrete tool call in one CLI's terms.
 type Call struct {
-	Name string
-	Args any
+	Name      string
+	Args      any
+	Namespace string // Responses API: the namespace tool Name belongs to
 }
 
 // Script is the conversation the fake model plays for one prompt.

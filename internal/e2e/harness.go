@@ -39,6 +39,8 @@ type H struct {
 	Results []Result
 	Notes   []string
 	out     io.Writer
+	// untrusted runs the CLI without any flag that trusts hooks for it.
+	untrusted bool
 }
 
 // Result is one check.

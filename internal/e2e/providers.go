@@ -98,8 +98,11 @@ func replyAnthropic(w http.ResponseWriter, id, text string, call *Call, stream b
 func parseResponses(body []byte) (turn, error) {
 	var req struct {
 		Tools []struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
+			Type  string `json:"type"`
+			Name  string `json:"name"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"` // a namespace's tools (Codex's MCP servers)
 		} `json:"tools"`
 		Instructions string            `json:"instructions"`
 		Input        []json.RawMessage `json:"input"`
@@ -114,6 +117,9 @@ func parseResponses(body []byte) (turn, error) {
 			name = x.Type
 		}
 		t.tools = append(t.tools, name)
+		for _, in := range x.Tools {
+			t.tools = append(t.tools, name+"__"+in.Name)
+		}
 	}
 	for _, raw := range req.Input {
 		var item struct {
@@ -140,6 +146,9 @@ func replyResponses(w http.ResponseWriter, id, text string, call *Call) {
 	if call != nil {
 		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": "call_" + id, "name": call.Name,
 			"arguments": argsJSON(call), "status": "completed"}
+		if call.Namespace != "" {
+			item["namespace"] = call.Namespace
+		}
 	} else {
 		item = map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
