@@ -28,6 +28,9 @@ type Agent struct {
 	ToolCall func(h *H, s Step, tools []string) Call
 	// Injected escapes: the forms the CLI gives the model mem's blocks in.
 	StartMarks []string
+	// Downloads are paths (relative to HOME) the CLI must not fill because
+	// mem is installed (it downloads into them).
+	Downloads []string
 }
 
 // Agents by name, in the order `all` runs them.
@@ -204,4 +207,53 @@ func lineWith(file, s string) string {
 	return s
 }
 
-var opencodeAgent = &Agent{Name: "opencode"}
+var opencodeAgent = &Agent{
+	Name: "opencode",
+	UserFiles: func(h *H) map[string]string {
+		return map[string]string{".config/opencode/opencode.json": `{
+  "$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "model": "fake/fake-model",
+  "small_model": "fake/fake-model",
+  "permission": { "edit": "allow", "bash": "allow", "external_directory": "allow" },
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "fake",
+      "options": { "baseURL": "` + h.Server.URL + `/v1", "apiKey": "e2e-fake-key" },
+      "models": { "fake-model": { "name": "fake model", "tool_call": true } }
+    }
+  }
+}
+`}
+	},
+	Settings:  []string{".config/opencode/opencode.json", ".config/opencode/plugins/mem.js"},
+	Downloads: []string{".config/opencode/node_modules", ".config/opencode/package.json"},
+	Env: func(h *H) []string {
+		return []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+			"OPENCODE_DISABLE_SHARE=1"}
+	},
+	Args: func(h *H, prompt string) []string {
+		// opencode run quotes a message argument that holds spaces: the
+		// prompt goes word by word, as a user types it.
+		return append([]string{"opencode", "run", "--format", "json"}, strings.Fields(prompt)...)
+	},
+	ToolCall: func(h *H, s Step, tools []string) Call {
+		a := s.Args
+		switch s.Tool {
+		case "read":
+			return Call{Name: "read", Args: map[string]any{"filePath": h.abs(a["file"])}}
+		case "grep":
+			return Call{Name: "grep", Args: map[string]any{"pattern": a["pattern"], "path": h.Project}}
+		case "edit":
+			return Call{Name: "edit", Args: map[string]any{"filePath": h.abs(a["file"]), "oldString": a["old"], "newString": a["new"]}}
+		case "shell":
+			return Call{Name: "bash", Args: map[string]any{"command": a["command"], "description": "run a check"}}
+		case "mcp_search":
+			return Call{Name: mcpTool(tools, "search"), Args: map[string]any{"query": a["query"]}}
+		}
+		panic("unknown step " + s.Tool)
+	},
+	StartMarks: []string{"<memory_context"},
+}

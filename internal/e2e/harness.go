@@ -41,6 +41,7 @@ type H struct {
 	out     io.Writer
 	// untrusted runs the CLI without any flag that trusts hooks for it.
 	untrusted bool
+	bare      Run // the first start without mem
 }
 
 // Result is one check.
@@ -54,6 +55,7 @@ type Result struct {
 // Run is one headless CLI run.
 type Run struct {
 	Label   string
+	Start   time.Time
 	Exit    int
 	Err     error
 	Took    time.Duration
@@ -200,7 +202,7 @@ func (h *H) run(label string, sc Script, db string) Run {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	err := cmd.Run()
-	r := Run{Label: label, Took: time.Since(start), Stdout: out.String(), Stderr: errb.String(), Err: err}
+	r := Run{Label: label, Start: start, Took: time.Since(start), Stdout: out.String(), Stderr: errb.String(), Err: err}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.Exit = ee.ExitCode()
 	} else if err != nil {

@@ -89,13 +89,19 @@ func RunAgent(opt Options, a *Agent, srv *Server) *H {
 // uninstall of hooks and MCP restore them byte for byte, then installs for
 // the sessions and checks that a second install changes nothing.
 func (h *H) install() bool {
-	for rel, body := range h.Agent.UserFiles(h) {
-		p := filepath.Join(h.Home, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			h.check("install", false, "writing user settings: %v", err)
-			return false
-		}
+	// The first start of the CLI in a HOME of its own without mem, to
+	// compare with its first start with mem installed.
+	home := h.Home
+	h.Home = filepath.Join(h.Root, "home-without-mem")
+	if err := h.writeUserFiles(); err != nil {
+		h.check("install", false, "writing user settings: %v", err)
+		return false
+	}
+	h.bare = h.run("without-mem", faultScript(), filepath.Join(h.Root, "without-mem.db"))
+	h.Home = home
+	if err := h.writeUserFiles(); err != nil {
+		h.check("install", false, "writing user settings: %v", err)
+		return false
 	}
 	before := h.snapshot()
 	bin := filepath.Join(h.BinDir, "mem")
@@ -128,6 +134,26 @@ func (h *H) install() bool {
 	again := h.snapshot()
 	h.check("reinstall-no-change", diffSnap(mid, again) == "", "second install and install-mcp: %s; said %q", orOK(diffSnap(mid, again)), outs)
 	return true
+}
+
+func (h *H) writeUserFiles() error {
+	for rel, body := range h.Agent.UserFiles(h) {
+		p := filepath.Join(h.Home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstRequest returns the time from a run's start to its first model request.
+func (h *H) firstRequest(r Run) time.Duration {
+	reqs := h.requests(r.Label)
+	if len(reqs) == 0 {
+		return 0
+	}
+	return reqs[0].Time.Sub(r.Start)
 }
 
 func orOK(s string) string {
@@ -200,7 +226,23 @@ func (h *H) sessions() {
 			calls++
 		}
 	}
+	var got []string
+	for _, rel := range h.Agent.Downloads {
+		_, with := os.Stat(filepath.Join(h.Home, rel))
+		_, without := os.Stat(filepath.Join(h.Root, "home-without-mem", rel))
+		if with == nil && without != nil {
+			got = append(got, rel)
+		}
+	}
+	if len(h.Agent.Downloads) > 0 {
+		h.check("no-download", len(got) == 0, "installed by the CLI because mem is installed: %q", got)
+	}
 	h.check("hooks-run-as-installed", calls > 0, "a session run as a user would after mem install: exit %d, %d hook calls%s", ai.Exit, calls, runErr(ai))
+	if h.bare.Label != "" {
+		with, without := h.firstRequest(ai), h.firstRequest(h.bare)
+		h.check("first-start-delay", with > 0 && without > 0 && with-without < time.Second,
+			"first start to the first model request: %s with mem installed, %s without", with.Round(time.Millisecond), without.Round(time.Millisecond))
+	}
 
 	w := h.run("work", workScript(), h.DB)
 	h.check("session-completes", w.Exit == 0 && h.finished("work", workScript()), "work session: exit %d in %s%s", w.Exit, w.Took.Round(time.Millisecond), runErr(w))
@@ -262,6 +304,17 @@ func (h *H) sessions() {
 			}
 		}
 	}
+	// Side requests (titles, routing, summaries) are not the agent's turn:
+	// prompt-time context there is lost to the agent.
+	var side []string
+	for _, label := range []string{"work", "hello", "recall"} {
+		for _, r := range h.requests(label) {
+			if !r.Agent && countAny(r.Texts(), injected) > 0 {
+				side = append(side, fmt.Sprintf("%s request %d", label, r.Seq))
+			}
+		}
+	}
+	h.check("no-context-in-side-requests", len(side) == 0, "side requests (title, routing) carrying mem's blocks: %q", side)
 	h.check("memory-block-at-most-once", most <= 1, "most start/compaction blocks in one request: %d (%s)", most, where)
 	recs, _ = h.export()
 	h.checkStored(recs)
