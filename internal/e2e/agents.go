@@ -28,6 +28,9 @@ type Agent struct {
 	ToolCall func(h *H, s Step, tools []string) Call
 	// Injected escapes: the forms the CLI gives the model mem's blocks in.
 	StartMarks []string
+	// Resume returns the arguments that run prompt in session id, for the
+	// CLIs the harness can make compact headless (nil: no compaction check).
+	Resume func(h *H, id, prompt string) []string
 	// Downloads are paths (relative to HOME) the CLI must not fill because
 	// mem is installed (it downloads into them).
 	Downloads []string
@@ -72,6 +75,9 @@ var claudeAgent = &Agent{
 	},
 	Args: func(h *H, prompt string) []string {
 		return []string{"claude", "-p", prompt, "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}
+	},
+	Resume: func(h *H, id, prompt string) []string {
+		return []string{"claude", "-p", prompt, "--resume", id, "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"}
 	},
 	ToolCall: func(h *H, s Step, tools []string) Call {
 		a := s.Args

@@ -41,7 +41,8 @@ type H struct {
 	out     io.Writer
 	// untrusted runs the CLI without any flag that trusts hooks for it.
 	untrusted bool
-	bare      Run // the first start without mem
+	bare      Run      // the first start without mem
+	resume    []string // the next run's command line, when set
 }
 
 // Result is one check.
@@ -193,6 +194,9 @@ func (h *H) run(label string, sc Script, db string) Run {
 	ctx, cancel := context.WithTimeout(context.Background(), h.Opt.Timeout)
 	defer cancel()
 	args := h.Agent.Args(h, sc.Prompt)
+	if h.resume != nil {
+		args = h.resume
+	}
 	cmd := exec.CommandContext(ctx, filepath.Join(h.Opt.NPMBin, args[0]), args[1:]...)
 	cmd.Env = h.env(db)
 	cmd.Dir = h.Project
@@ -211,6 +215,15 @@ func (h *H) run(label string, sc Script, db string) Run {
 	if ctx.Err() != nil {
 		r.Err = fmt.Errorf("timed out after %s", h.Opt.Timeout)
 		r.Exit = -1
+	}
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		var m struct {
+			ID string `json:"session_id"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID != "" {
+			r.Session = m.ID
+			break
+		}
 	}
 	os.WriteFile(filepath.Join(h.Root, label+".stdout"), out.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(h.Root, label+".stderr"), errb.Bytes(), 0o644)

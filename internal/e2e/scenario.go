@@ -126,6 +126,13 @@ func (h *H) install() bool {
 		}
 	}
 	mid := h.snapshot()
+	var pinned []string
+	for rel, b := range mid {
+		if bytes.Contains(b, []byte("--db")) {
+			pinned = append(pinned, rel)
+		}
+	}
+	h.check("mcp-db-follows-hooks", len(pinned) == 0, "with MEM_DB set at install, a database pinned in %q while the hooks read MEM_DB at run time", pinned)
 	var outs []string
 	for _, s := range [][]string{steps[0], steps[1]} {
 		out, _ := h.mem(s...)
@@ -318,6 +325,43 @@ func (h *H) sessions() {
 	h.check("memory-block-at-most-once", most <= 1, "most start/compaction blocks in one request: %d (%s)", most, where)
 	recs, _ = h.export()
 	h.checkStored(recs)
+	if h.Agent.Resume != nil {
+		h.compaction(rc.Session)
+	}
+}
+
+// compaction compacts the recall session headless (/compact), then asks
+// one more thing in it: the compaction block must reach that request once,
+// and the compaction must not be stored as a session or a summary.
+func (h *H) compaction(id string) {
+	if id == "" {
+		h.check("compaction-block-once", false, "no session id in the recall run's output")
+		return
+	}
+	h.resume = h.Agent.Resume(h, id, "/compact")
+	c := h.run("compact", Script{Prompt: "\x00no agent turn in a compaction"}, h.DB)
+	after := Script{Prompt: "Now summarise what we know about the cart totals.", Steps: []Step{{Text: "The cart totals use applyDiscount."}}}
+	h.resume = h.Agent.Resume(h, id, after.Prompt)
+	a := h.run("after-compact", after, h.DB)
+	h.resume = nil
+	reqs := h.agentRequests("after-compact")
+	if c.Exit != 0 || a.Exit != 0 || len(reqs) == 0 {
+		h.check("compaction-block-once", false, "compact: exit %d, next turn: exit %d, %d agent requests%s%s", c.Exit, a.Exit, len(reqs), runErr(c), runErr(a))
+		return
+	}
+	n := countAny(reqs[0].Texts(), h.Agent.StartMarks)
+	h.check("compaction-block-once", n == 1, "the request after /compact carries mem's block %d times", n)
+	recs, _ := h.export()
+	var extra []string
+	for _, r := range recs {
+		if r.Kind == "session" && strings.HasPrefix(string(r.ID), `"`+id+":") {
+			extra = append(extra, string(r.ID))
+		}
+		if r.Kind == "summary" && strings.HasPrefix(r.SessionID, id+":") {
+			extra = append(extra, "summary of "+r.SessionID)
+		}
+	}
+	h.check("compaction-not-a-session", len(extra) == 0, "records made of the compaction: %q", extra)
 }
 
 func runErr(r Run) string {
