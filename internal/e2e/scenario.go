@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,13 +108,19 @@ func (h *H) install() bool {
 	bin := filepath.Join(h.BinDir, "mem")
 	steps := [][]string{{"install", h.Agent.Name, "--bin", bin}, {"install-mcp", h.Agent.Name, "--command", bin},
 		{"uninstall", h.Agent.Name, "--bin", bin}, {"uninstall-mcp", h.Agent.Name}}
+	var said []string
 	for _, s := range steps {
-		if out, err := h.mem(s...); err != nil {
+		out, err := h.mem(s...)
+		if err != nil {
 			h.check("uninstall-restores", false, "%v", err)
 			return false
-		} else {
-			h.note("mem %s: %s", strings.Join(s[:2], " "), oneLine(out))
 		}
+		h.note("mem %s: %s", strings.Join(s[:2], " "), oneLine(out))
+		said = append(said, out)
+	}
+	if h.Agent.Name == "codex" {
+		// Hooks are on by default; codex_hooks is a deprecated alias.
+		h.check("install-advice", !strings.Contains(said[0], "codex_hooks"), "mem install codex says: %s", oneLine(said[0]))
 	}
 	after := h.snapshot()
 	h.check("uninstall-restores", diffSnap(before, after) == "", "install+install-mcp then uninstall+uninstall-mcp: %s", orOK(diffSnap(before, after)))
@@ -300,6 +307,7 @@ func (h *H) sessions() {
 		added := newLines(t0, rreqs[1].Texts())
 		ok := strings.Contains(added, "discount.js")
 		h.check("mcp-call-returns-memory", ok, "the search result the model got: %s", oneLine(clip(added, 160)))
+		h.check("mcp-result-has-hints", strings.Contains(added, "Next:"), "the model got mem's \"Next:\" hints with the search result: %v", strings.Contains(added, "Next:"))
 	}
 	// A block mem sent at start or after a compaction reaches the model once:
 	// never twice in one request (these sessions compact nothing).
@@ -583,6 +591,25 @@ func (h *H) timing() {
 	}
 	sort.Strings(names)
 	h.check("hooks-ran", true, "%d hook calls: %s", len(calls), strings.Join(names, " "))
+	var bad []string
+	for _, c := range calls {
+		if r := strings.TrimSpace(c.Reply); c.Exit != 0 || (r != "" && !json.Valid([]byte(r))) {
+			bad = append(bad, fmt.Sprintf("%s exit %d reply %q", eventName(c), c.Exit, clip(r, 40)))
+		}
+	}
+	h.check("hook-exit-0-valid-reply", len(bad) == 0, "hook calls with a non-zero exit or an invalid reply: %d of %d %q", len(bad), len(calls), bad)
+	// A compaction block answers a real compaction only: these sessions
+	// compact once (Claude's /compact) or never.
+	real, blocks := 0, 0
+	if h.Agent.Resume != nil {
+		real = 1
+	}
+	for _, c := range calls {
+		if n := eventName(c); (n == "PreCompress" || n == "PreCompact") && c.MemDB == h.DB && countAny(allStrings([]byte(c.Reply)), injected) > 0 {
+			blocks++
+		}
+	}
+	h.check("compaction-replies", blocks <= real, "mem answered %d compaction events with a memory block; real compactions: %d", blocks, real)
 	if len(ms) > 0 {
 		h.note("hook time per call (good database): median %.1f ms, max %.1f ms over %d calls", ms[len(ms)/2], ms[len(ms)-1], len(ms))
 	}
