@@ -29,6 +29,14 @@ func (h *H) saveFixtures(dir string) error {
 		if t := toolName(c); t != "" {
 			name += "-" + t
 		}
+		var e struct {
+			Source  string `json:"source"`
+			Trigger string `json:"trigger"`
+		}
+		json.Unmarshal(c.Event, &e)
+		if e.Source+e.Trigger != "" {
+			name += "-" + e.Source + e.Trigger
+		}
 		name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
 		if seen[name] {
 			continue

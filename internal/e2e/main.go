@@ -42,14 +42,14 @@ func summary(opt Options, hs []*H, took time.Duration) bool {
 			res[h.Agent.Name][r.Check] = r
 		}
 	}
-	fmt.Fprintf(opt.Out, "\n%-26s", "check")
+	fmt.Fprintf(opt.Out, "\n%-28s", "check")
 	for _, h := range hs {
 		fmt.Fprintf(opt.Out, " %-9s", h.Agent.Name)
 	}
 	fmt.Fprintln(opt.Out)
 	pass, fail := 0, 0
 	for _, c := range checks {
-		fmt.Fprintf(opt.Out, "%-26s", c)
+		fmt.Fprintf(opt.Out, "%-28s", c)
 		for _, h := range hs {
 			r, ok := res[h.Agent.Name][c]
 			cell := "-"
