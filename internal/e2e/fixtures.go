@@ -20,28 +20,25 @@ func (h *H) saveFixtures(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
+	// One call per event name (and tool and source): the first that mem
+	// answered, else the first.
+	best := map[string]HookCall{}
+	var names []string
 	for _, c := range h.hookCalls() {
 		if c.MemDB != h.DB {
 			continue // a fault run
 		}
-		name := eventName(c)
-		if t := toolName(c); t != "" {
-			name += "-" + t
+		name := fixtureName(c)
+		b, seen := best[name]
+		if !seen {
+			names = append(names, name)
 		}
-		var e struct {
-			Source  string `json:"source"`
-			Trigger string `json:"trigger"`
+		if !seen || strings.TrimSpace(b.Reply) == "" && strings.TrimSpace(c.Reply) != "" {
+			best[name] = c
 		}
-		json.Unmarshal(c.Event, &e)
-		if e.Source+e.Trigger != "" {
-			name += "-" + e.Source + e.Trigger
-		}
-		name = strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
+	}
+	for _, name := range names {
+		c := best[name]
 		var ev bytes.Buffer
 		if err := json.Indent(&ev, bytes.ReplaceAll(c.Event, []byte(h.Root), []byte("/tmp/e2e")), "", "  "); err != nil {
 			ev.Reset()
@@ -58,8 +55,25 @@ func (h *H) saveFixtures(dir string) error {
 			}
 		}
 	}
-	fmt.Fprintf(h.out, "     %-8s saved %d fixtures to %s\n", h.Agent.Name, len(seen), dir)
+	fmt.Fprintf(h.out, "     %-8s saved %d fixtures to %s\n", h.Agent.Name, len(names), dir)
 	return nil
+}
+
+// fixtureName names a recorded call by its event, tool and source.
+func fixtureName(c HookCall) string {
+	name := eventName(c)
+	if t := toolName(c); t != "" {
+		name += "-" + t
+	}
+	var e struct {
+		Source  string `json:"source"`
+		Trigger string `json:"trigger"`
+	}
+	json.Unmarshal(c.Event, &e)
+	if e.Source+e.Trigger != "" {
+		name += "-" + e.Source + e.Trigger
+	}
+	return strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
 }
 
 // toolName returns the tool a recorded tool event names.
