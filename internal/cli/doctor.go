@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,10 +22,20 @@ migration state, the WAL size and the hook events spooled beside it. Exit 1 when
 
 A check that finds the database held by another process (an import, say) waits for it up to
 10 s, then is reported "busy": it was not run, which says nothing of damage, and does not
-change the exit code. Run mem doctor again once the other process is done.`,
+change the exit code. Run mem doctor again once the other process is done. With no database
+file yet, it says so and creates none.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			path := app.cfg.String("db")
+			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+				// Nothing to check, and nothing to create: hooks and mem init make it.
+				if app.JSON {
+					return printJSON(app.Out, map[string]any{"db": path, "exists": false, "healthy": true, "checks": []store.Check{}})
+				}
+				fmt.Fprintf(app.text(), "no database yet at %s: mem init creates it (hooks do at first use)\n", path)
+				return nil
+			}
 			db, err := store.Open(ctx, app.cfg.String("db"), store.Options{NoMigrate: true, Wait: doctorWait})
 			if err != nil {
 				return dbError(app.cfg.String("db"), err)
