@@ -23,9 +23,9 @@ change the exit code. Run mem doctor again once the other process is done.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			db, err := store.Open(ctx, app.cfg.String("db"), store.Options{NoMigrate: true, Wait: doctorWait})
+			db, err := store.Open(ctx, app.cfg.Settings.DB, store.Options{NoMigrate: true, Wait: doctorWait})
 			if err != nil {
-				return dbError(app.cfg.String("db"), err)
+				return dbError(app.cfg.Settings.DB, err)
 			}
 			defer db.Close()
 			checks := append(db.Doctor(ctx), spoolCheck(db.Path()))
