@@ -70,8 +70,8 @@ func UserDirs(getenv func(string) string) Dirs {
 	}
 }
 
-// Settings is the typed configuration; Defaults gives its default values
-// and bind its keys, environment variables and ranges.
+// Settings is the typed configuration. Defaults writes its default values;
+// bind gives each field its file key, environment variable, help and range.
 type Settings struct {
 	DB        string // db
 	Project   string // project
