@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/switches"
 )
 
@@ -29,7 +31,12 @@ The config file is MEM_CONFIG, else $XDG_CONFIG_HOME/mem/config.toml (~/.config/
 key = value lines under [section] headers, for example
 
   [inject]
-  budget = 1500`,
+  budget = 1500
+
+Values are shown as mem reads them (1500ms as 1.5s). The keys, with their defaults (the folders
+follow XDG_DATA_HOME and XDG_STATE_HOME) and what they accept:
+
+` + keyReference(),
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			settings := app.cfg.All()
@@ -56,4 +63,18 @@ key = value lines under [section] headers, for example
 		},
 	})
 	return cmd
+}
+
+// keyReference lists every key with its default, what it accepts and its
+// environment variable, from the same definition config.Load reads.
+func keyReference() string {
+	var b strings.Builder
+	for _, k := range config.Keys(config.Dirs{Data: "~/.local/share/mem", State: "~/.local/state/mem"}) {
+		accepts := k.Accepts()
+		if k.Env != "" {
+			accepts += "; env " + k.Env
+		}
+		fmt.Fprintf(&b, "  %s = %q (%s)\n      %s\n", k.Name, k.Value(), accepts, k.Help)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/tokens"
+	"github.com/memhq/mem/internal/triggers"
 )
 
 // newCollector returns the collector over db with the configured sources
@@ -34,13 +35,22 @@ func openCollector(ctx context.Context, app *App) (*collector.Collector, error) 
 // sourceEnabled reads a source's context.<source> switch; sources mem does
 // not know (what scripts register) follow context.custom.
 func sourceEnabled(cfg *config.Config, source string) bool {
-	key := "context." + strings.ReplaceAll(source, "-", "_")
-	for _, k := range config.ContextSources() {
-		if k == source {
-			return cfg.Bool(key)
-		}
+	c := cfg.Settings.Context
+	switch source {
+	case triggers.SourceMemory:
+		return c.MemoryTriggers
+	case triggers.SourceFiles:
+		return c.FileActivity
+	case triggers.SourceAgents:
+		return c.DirectoryAgents
+	case triggers.SourceReadme:
+		return c.DirectoryReadme
+	case triggers.SourceRules:
+		return c.RulesInjector
+	case triggers.SourceKeywords:
+		return c.KeywordDetector
 	}
-	return cfg.Bool("context.custom")
+	return c.Custom
 }
 
 type contextAddOptions struct {

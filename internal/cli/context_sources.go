@@ -22,20 +22,9 @@ import (
 
 // contextEngine builds the context sources from the configuration.
 func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*triggers.Engine, error) {
-	c := triggers.Config{
-		MemoryTriggers:  cfg.Bool("context.memory_triggers"),
-		FileActivity:    cfg.Bool("context.file_activity"),
-		DirectoryAgents: cfg.Bool("context.directory_agents"),
-		DirectoryReadme: cfg.Bool("context.directory_readme"),
-		Rules:           cfg.Bool("context.rules_injector"),
-		Keywords:        cfg.Bool("context.keyword_detector"),
-		MinRelevance:    cfg.Float("context.min_relevance"),
-		PromptBudget:    cfg.Int("context.prompt_budget"),
-		FileBudget:      cfg.Int("context.file_budget"),
-		CarryOver:       cfg.Int("context.carry_over"),
-	}
+	c := triggers.ConfigFrom(cfg.Settings.Context)
 	if c.Keywords {
-		pairs, err := keywordPairs(cfg.List("context.keywords"), filepath.Dir(cfg.File))
+		pairs, err := keywordPairs(cfg.Settings.Context.Keywords, filepath.Dir(cfg.File))
 		if err != nil {
 			return nil, err
 		}
@@ -175,7 +164,7 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 	if err != nil {
 		return err
 	}
-	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, privacy.Filter(o.Text), app.Config().Int("inject.max_chars"))
+	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, privacy.Filter(o.Text), app.Config().Settings.Inject.MaxChars)
 	if err != nil {
 		return err
 	}
@@ -240,7 +229,7 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 	} else {
 		read = paths
 	}
-	block, rep, err := fileContext(ctx, app.Config(), app.Now, db, s, read, edited, o.Deliver, app.Config().Int("inject.max_chars"))
+	block, rep, err := fileContext(ctx, app.Config(), app.Now, db, s, read, edited, o.Deliver, app.Config().Settings.Inject.MaxChars)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ file yet, it says so and creates none.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			path := app.cfg.String("db")
+			path := app.cfg.Settings.DB
 			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 				// Nothing to check, and nothing to create: hooks and mem init make it.
 				if app.JSON {
@@ -36,9 +36,9 @@ file yet, it says so and creates none.`,
 				fmt.Fprintf(app.text(), "no database yet at %s: mem init creates it (hooks do at first use)\n", path)
 				return nil
 			}
-			db, err := store.Open(ctx, app.cfg.String("db"), store.Options{NoMigrate: true, Wait: doctorWait})
+			db, err := store.Open(ctx, path, store.Options{NoMigrate: true, Wait: doctorWait})
 			if err != nil {
-				return dbError(app.cfg.String("db"), err)
+				return dbError(app.cfg.Settings.DB, err)
 			}
 			defer db.Close()
 			checks := append(db.Doctor(ctx), spoolCheck(db.Path()))

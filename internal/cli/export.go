@@ -47,7 +47,7 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 		return err
 	}
 	if o.Output != "" {
-		if err := checkExportTarget(o.Output, app.cfg.String("db")); err != nil {
+		if err := checkExportTarget(o.Output, app.cfg.Settings.DB); err != nil {
 			return err
 		}
 	}
@@ -58,7 +58,7 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	n := 0
 	export := func(w io.Writer) error {
 		enc := interchange.NewEncoder(w)
-		err := db.Export(ctx, store.ExportFilter{Project: app.cfg.String("project"), Since: since}, func(r memory.Record) error {
+		err := db.Export(ctx, store.ExportFilter{Project: app.cfg.Settings.Project, Since: since}, func(r memory.Record) error {
 			n++
 			return enc.Encode(r)
 		})

@@ -25,7 +25,8 @@ func newForgetCmd(app *App) *cobra.Command {
 		Short: "Delete observations, summaries, a session or a whole project, index entries included",
 		Long: `Delete for good: observations and summaries by id (123, #123, S12), a session with everything
 recorded in it (--session), or every session of a project: --project P alone, or --whole-project
-for the working directory's project; both need --yes. Forgotten text is gone from the database
+for the working directory's project; both need --yes. Several ids are forgotten together: when one
+is missing or cannot be deleted, none is. Forgotten text is gone from the database
 file too: the space it took is overwritten, the search index drops it and the WAL is emptied.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
@@ -91,19 +92,16 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		if err := checkRefs(ctx, db, refs); err != nil {
 			return err
 		}
+		// One transaction: a failure part-way deletes none of them.
+		var obs, sums []int64
 		for _, r := range refs {
-			var d store.Deleted
 			if r.Summary {
-				d, err = db.DeleteSummary(ctx, r.ID)
+				sums = append(sums, r.ID)
 			} else {
-				d, err = db.DeleteObservation(ctx, r.ID)
+				obs = append(obs, r.ID)
 			}
-			if err != nil {
-				return err
-			}
-			total.Observations += d.Observations
-			total.Summaries += d.Summaries
 		}
+		total, err = db.DeleteRecords(ctx, obs, sums)
 	}
 	if err != nil {
 		return err

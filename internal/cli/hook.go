@@ -105,7 +105,7 @@ func hookLogger(app *App, agent string, flags map[string]string) (*hook.Logger, 
 	if err != nil {
 		return log, nil, err
 	}
-	log.Path = cfg.String("hook.log")
+	log.Path = cfg.Settings.Hook.Log
 	if skipped != nil {
 		log.Printf(hook.Event{Agent: agent}, "configuration: %v (using the default)", skipped)
 	}
@@ -145,14 +145,11 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 		log.Printf(fail, "unknown agent %q: want %s or %s", agent, strings.Join(names[:n], ", "), names[n])
 		return
 	}
-	deadline := cfg.Duration("hook.deadline")
-	if deadline <= 0 {
-		deadline = 2 * time.Second
-	}
+	deadline := cfg.Settings.Hook.Deadline
 	var db *store.DB
 	h := newHookHandler(app, cfg, func(format string, a ...any) { log.Printf(fail, format, a...) })
 	h.Open = func(ctx context.Context) (*store.DB, error) {
-		d, err := store.Open(ctx, cfg.String("db"), store.Options{BusyTimeoutMillis: 1, Wait: hookLockWait})
+		d, err := store.Open(ctx, cfg.Settings.DB, store.Options{BusyTimeoutMillis: 1, Wait: hookLockWait})
 		db = d
 		return d, err
 	}
@@ -179,16 +176,16 @@ const (
 // newHookHandler returns the hook handler over the configuration, without
 // its Open: what mem hook runs and what applies spooled events.
 func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...any)) *hook.Handler {
-	sp := spool.Beside(cfg.String("db"))
+	sp := spool.Beside(cfg.Settings.DB)
 	h := &hook.Handler{
-		Project: func(dir string) (project.Identity, error) { return project.Resolve(dir, cfg.String("project")) },
+		Project: func(dir string) (project.Identity, error) { return project.Resolve(dir, cfg.Settings.Project) },
 		Switches: func(root string) switches.Decision {
 			return switches.Decide(switchSettings(cfg, app.Getenv), root)
 		},
 		Getwd:    app.Getwd,
 		Now:      app.Now,
 		Spool:    &sp,
-		MaxChars: cfg.Int("inject.max_chars"),
+		MaxChars: cfg.Settings.Inject.MaxChars,
 		Logf:     logf,
 	}
 	wireHookFeatures(h, cfg)
@@ -221,7 +218,7 @@ func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 	if !wait {
 		ctx = store.WithWait(ctx, 0)
 	}
-	log := &hook.Logger{Path: app.cfg.String("hook.log"), Now: app.Now}
+	log := &hook.Logger{Path: app.cfg.Settings.Hook.Log, Now: app.Now}
 	h := newHookHandler(app, app.cfg, func(format string, a ...any) { log.Printf(hook.Event{Agent: "spool"}, format, a...) })
 	if _, err := h.Drain(ctx, db, until); err != nil && !errors.Is(err, store.ErrBusy) {
 		log.Printf(hook.Event{Agent: "spool"}, "applying spooled events: %v", err)
@@ -251,7 +248,7 @@ func trimWAL(ctx context.Context, db *store.DB, deadline time.Time) {
 // extractive summary (at SessionEnd, and as the checkpoint before compaction),
 // the context sources give prompt-time context (README).
 func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
-	settings := recall.SettingsFromConfig(cfg)
+	settings := recall.SettingsFrom(cfg.Settings)
 	h.Recall = func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error) {
 		m := recall.ModeStart
 		if mode == hook.ModeCompact {
@@ -281,18 +278,19 @@ func homeDir(getenv func(string) string) string {
 
 // switchSettings reads the global switches from the configuration.
 func switchSettings(cfg *config.Config, getenv func(string) string) switches.Settings {
-	src := func(key string) string {
-		s := cfg.Get(key)
-		if s.Detail != "" {
-			return s.Source + " " + s.Detail
+	s := &cfg.Settings
+	src := func(field any) string {
+		o := cfg.Origin(field)
+		if o.Detail != "" {
+			return o.Source + " " + o.Detail
 		}
-		return s.Source
+		return o.Source
 	}
 	return switches.Settings{
-		Inject:        switches.Setting{On: cfg.Bool("inject.enabled"), Source: src("inject.enabled")},
-		Capture:       switches.Setting{On: cfg.Bool("capture.enabled"), Source: src("capture.enabled")},
-		Exclude:       cfg.List("exclude.paths"),
-		ExcludeSource: src("exclude.paths"),
+		Inject:        switches.Setting{On: s.Inject.Enabled, Source: src(&s.Inject.Enabled)},
+		Capture:       switches.Setting{On: s.Capture.Enabled, Source: src(&s.Capture.Enabled)},
+		Exclude:       s.Exclude.Paths,
+		ExcludeSource: src(&s.Exclude.Paths),
 		Home:          homeDir(getenv),
 	}
 }

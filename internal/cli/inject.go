@@ -117,7 +117,7 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 		Project: id.Key, SessionID: o.Session, Mode: mode, Format: format, Compress: compress,
 		Prompt: o.Prompt, Budget: o.Budget, MaxChars: maxChars, AgentType: o.AgentType,
 		Color: color, Boxes: boxes,
-	}, recall.SettingsFromConfig(app.Config()))
+	}, recall.SettingsFrom(app.Config().Settings))
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,7 @@ func mcpCommand(app *App, command string) (string, []string, error) {
 		return "", nil, err
 	}
 	args := []string{"mcp"}
-	if db := app.Config().Get("db"); db.Source == config.SourceFlag || db.Source == config.SourceEnv {
+	if db := app.Config().Origin(&app.Config().Settings.DB); db.Source == config.SourceFlag || db.Source == config.SourceEnv {
 		args = append(args, "--db", db.Value)
 	}
 	return bin, args, nil

@@ -65,7 +65,7 @@ func runMCP(ctx context.Context, app *App, o mcpOptions) error {
 	logger := slog.New(slog.NewTextHandler(app.Err, &slog.HandlerOptions{Level: level}))
 	wd, _ := app.Getwd()
 	srv, err := mcpserver.New(mcpserver.Options{DB: db, Project: id.Key, Root: id.Root, Cwd: wd,
-		Session: o.Session, Recall: recall.SettingsFromConfig(app.Config()), Version: Version, Now: app.Now, Logger: logger})
+		Session: o.Session, Recall: recall.SettingsFrom(app.Config().Settings), Version: Version, Now: app.Now, Logger: logger})
 	if err != nil {
 		return err
 	}

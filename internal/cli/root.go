@@ -182,9 +182,9 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := store.Open(ctx, a.cfg.String("db"), store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait})
+	db, err := store.Open(ctx, a.cfg.Settings.DB, store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait})
 	if err != nil {
-		return nil, dbError(a.cfg.String("db"), err)
+		return nil, dbError(a.cfg.Settings.DB, err)
 	}
 	a.db = db
 	// What hooks spooled is applied when the database is free at once, so
@@ -244,7 +244,7 @@ func (a *App) ProjectOf(dir string) (project.Identity, error) {
 		}
 		dir = wd
 	}
-	override := a.cfg.String("project")
+	override := a.cfg.Settings.Project
 	if termsafe.HasControl(override) {
 		return project.Identity{}, usageErr(memory.ValidateKey("--project", "project key", override))
 	}

@@ -168,7 +168,7 @@ func scheduleJob(app *App, o scheduleOptions, hour, minute int) (schedule.Job, e
 	if j.Log == "" {
 		j.Log = filepath.Join(config.UserDirs(app.Getenv).State, "summarize.log")
 	}
-	if db := app.cfg.Get("db"); db.Source != config.SourceDefault {
+	if db := app.cfg.Origin(&app.cfg.Settings.DB); db.Source != config.SourceDefault {
 		j.DB = db.Value
 		if abs, err := filepath.Abs(j.DB); err == nil {
 			j.DB = abs

@@ -63,13 +63,13 @@ lease until when.`,
 				o.Maintain = o.Pending
 			}
 			if !f.Changed("idle") {
-				o.Idle = app.Config().Duration("summarize.idle")
+				o.Idle = app.Config().Settings.Summarize.Idle
 			}
 			if !f.Changed("llm-cmd") {
-				o.LLMCmd = app.Config().String("summarize.llm_cmd")
+				o.LLMCmd = app.Config().Settings.Summarize.LLMCmd
 			}
 			if !f.Changed("timeout") {
-				o.Timeout = app.Config().Duration("summarize.timeout")
+				o.Timeout = app.Config().Settings.Summarize.Timeout
 			}
 			return runSummarize(cmd.Context(), app, o, f.Changed("maintain"))
 		},

@@ -26,25 +26,6 @@ const (
 	SourceFlag    = "flag"
 )
 
-// Kinds of values, used to validate them.
-const (
-	KindString   = "string"
-	KindInt      = "int"
-	KindFloat    = "float"
-	KindBool     = "bool"
-	KindDuration = "duration"
-	KindList     = "list" // comma-separated
-)
-
-// Key describes one setting.
-type Key struct {
-	Name    string
-	Kind    string
-	Default string
-	Env     string // environment variable, if any
-	Help    string
-}
-
 // Setting is a key's effective value.
 type Setting struct {
 	Key    string `json:"key"`
@@ -55,9 +36,10 @@ type Setting struct {
 
 // Config is the effective configuration.
 type Config struct {
-	File   string
-	values map[string]Setting
-	keys   map[string]Key
+	File     string
+	Settings Settings
+	keys     []Key // bound to Settings
+	from     map[string]Setting
 	// lenient: a bad number or duration is skipped (LoadLenient).
 	lenient bool
 	skipped error
@@ -88,71 +70,266 @@ func UserDirs(getenv func(string) string) Dirs {
 	}
 }
 
-// Keys returns every known setting with its default for these folders.
-func Keys(d Dirs) []Key {
-	return []Key{
-		{"db", KindString, filepath.Join(d.Data, "mem.db"), "MEM_DB", "database file"},
-		{"project", KindString, "", "MEM_PROJECT", "project key (default: resolved from the working directory)"},
-		{"inject.enabled", KindBool, "true", "MEM_INJECT", "inject memory into agent sessions"},
-		{"capture.enabled", KindBool, "true", "MEM_CAPTURE", "capture observations from agent sessions"},
-		{"exclude.paths", KindList, "", "MEM_EXCLUDE", "path patterns whose projects get no injection and no capture"},
-		{"inject.budget", KindInt, "2000", "", "token budget of the session-start block"},
-		{"inject.compact_budget", KindInt, "1000", "", "token budget of the compaction block"},
-		{"inject.max_chars", KindInt, "10000", "", "character cap of an injected block (Claude Code's cap)"},
-		{"recall.half_life", KindDuration, "168h", "", "age at which recency counts half"},
-		{"recall.weight.recency", KindFloat, "0.40", "", "weight of recency in relevance"},
-		{"recall.weight.importance", KindFloat, "0.30", "", "weight of the observation type in relevance"},
-		{"recall.weight.agent_type", KindFloat, "0.20", "", "weight of an agent-type match in relevance"},
-		{"recall.weight.keyword", KindFloat, "0.10", "", "weight of keyword matches in relevance"},
-		{"hook.deadline", KindDuration, "2s", "MEM_HOOK_DEADLINE", "time a hook may take before it answers with no context"},
-		{"hook.log", KindString, filepath.Join(d.State, "hook.log"), "MEM_HOOK_LOG", "file hook problems are logged to"},
-		{"summarize.llm_cmd", KindString, "", "MEM_LLM_CMD", "shell command that summarizes a session (JSON in, JSON out)"},
-		{"summarize.timeout", KindDuration, "60s", "", "time the summarizer command may take per session"},
-		{"summarize.idle", KindDuration, "2h", "", "idle time after which an open session is summarized"},
-		{"context.memory_triggers", KindBool, "true", "", "prompt-time recall: symbols, paths and questions in a prompt search memory"},
-		{"context.file_activity", KindBool, "true", "", "reading or editing a file brings what memory knows about it"},
-		{"context.directory_agents", KindBool, "true", "", "first touch of a directory brings its AGENTS.md (up to the project root)"},
-		{"context.directory_readme", KindBool, "true", "", "first touch of a directory brings its README.md (up to the project root)"},
-		{"context.rules_injector", KindBool, "true", "", "rule files whose globs match a touched file (.github/instructions, .cursor/rules, .claude/rules)"},
-		{"context.keyword_detector", KindBool, "true", "", "prompts containing a configured keyword get its context"},
-		{"context.custom", KindBool, "true", "", "deliver entries registered by scripts with mem context add"},
-		{"context.keywords", KindList, "", "", "keyword=file pairs: a prompt containing keyword gets the file's text (high priority)"},
-		{"context.min_relevance", KindFloat, "0.5", "", "minimum relevance (0-1) of a prompt-time search result"},
-		{"context.prompt_budget", KindInt, "800", "", "token budget of what one prompt's triggers register"},
-		{"context.file_budget", KindInt, "600", "", "token budget of one AGENTS.md, README.md or rule file"},
-		{"context.carry_over", KindInt, "3", "", "how many of the session's last triggers carry over to the next prompt"},
+// Settings is the typed configuration. Defaults writes its default values;
+// bind gives each field its file key, environment variable, help and range.
+type Settings struct {
+	DB        string // db
+	Project   string // project
+	Inject    Inject
+	Capture   Capture
+	Exclude   Exclude
+	Recall    Recall
+	Hook      Hook
+	Summarize Summarize
+	Context   Context
+}
+
+// Inject is the [inject] section.
+type Inject struct {
+	Enabled       bool
+	Budget        int // tokens of the session-start block
+	CompactBudget int // tokens of the compaction block
+	MaxChars      int // bytes of an injected block
+}
+
+// Capture is the [capture] section.
+type Capture struct{ Enabled bool }
+
+// Exclude is the [exclude] section.
+type Exclude struct{ Paths []string }
+
+// Recall is the [recall] section.
+type Recall struct {
+	HalfLife time.Duration
+	Weight   Weights
+}
+
+// Weights are the weights of the relevance factors (recall.weight.*).
+type Weights struct {
+	Recency    float64 `json:"recency"`
+	Importance float64 `json:"importance"`
+	AgentType  float64 `json:"agent_type"`
+	Keyword    float64 `json:"keyword"`
+}
+
+// Hook is the [hook] section.
+type Hook struct {
+	Deadline time.Duration
+	Log      string
+}
+
+// Summarize is the [summarize] section.
+type Summarize struct {
+	LLMCmd  string
+	Timeout time.Duration
+	Idle    time.Duration
+}
+
+// Context is the [context] section: the switches of the pending-context
+// sources and their limits.
+type Context struct {
+	MemoryTriggers  bool
+	FileActivity    bool
+	DirectoryAgents bool
+	DirectoryReadme bool
+	RulesInjector   bool
+	KeywordDetector bool
+	Custom          bool     // entries registered by scripts
+	Keywords        []string // keyword=file pairs
+	MinRelevance    float64
+	PromptBudget    int
+	FileBudget      int
+	CarryOver       int
+}
+
+// Defaults returns the default settings for these folders. It is the one
+// place defaults are written.
+func Defaults(d Dirs) Settings {
+	return Settings{
+		DB:      filepath.Join(d.Data, "mem.db"),
+		Inject:  Inject{Enabled: true, Budget: 2000, CompactBudget: 1000, MaxChars: 10000},
+		Capture: Capture{Enabled: true},
+		Recall: Recall{HalfLife: 168 * time.Hour,
+			Weight: Weights{Recency: 0.40, Importance: 0.30, AgentType: 0.20, Keyword: 0.10}},
+		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
+		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
+		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
+			RulesInjector: true, KeywordDetector: true, Custom: true,
+			MinRelevance: 0.5, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
 	}
 }
 
-// Range bounds a number or duration setting, both ends included; durations
-// are in nanoseconds (time.Duration). A value outside is refused with the
-// range, and so are NaN and infinities.
-type Range struct{ Min, Max float64 }
-
-// Ranges bounds every number and duration key of Keys.
-var Ranges = map[string]Range{
-	"inject.budget":            {1, 1_000_000},
-	"inject.compact_budget":    {1, 1_000_000},
-	"inject.max_chars":         {1, 1_000_000},
-	"recall.half_life":         {float64(time.Minute), float64(10 * 365 * 24 * time.Hour)},
-	"recall.weight.recency":    {0, 1},
-	"recall.weight.importance": {0, 1},
-	"recall.weight.agent_type": {0, 1},
-	"recall.weight.keyword":    {0, 1},
-	"hook.deadline":            {float64(50 * time.Millisecond), float64(time.Minute)},
-	"summarize.timeout":        {float64(time.Second), float64(24 * time.Hour)},
-	"summarize.idle":           {float64(time.Minute), float64(365 * 24 * time.Hour)},
-	"context.min_relevance":    {0, 1},
-	"context.prompt_budget":    {1, 100_000},
-	"context.file_budget":      {1, 100_000},
-	"context.carry_over":       {0, 100},
+// Key describes one setting: its name in the file ([section] name), its
+// environment variable if any, and the field it sets.
+type Key struct {
+	Name  string
+	Env   string
+	Help  string
+	Field any   // *string, *[]string (comma-separated), *bool, *int, *float64 or *time.Duration
+	Range Range // every number and duration has one
 }
 
-// ContextSources returns the built-in pending-context sources; each is
-// switched by the bool key context.<name with - as _>.
-func ContextSources() []string {
-	return []string{"memory-triggers", "file-activity", "directory-agents", "directory-readme",
-		"rules-injector", "keyword-detector"}
+// Range bounds a number or duration, both ends included; durations are in
+// nanoseconds (time.Duration). A value outside is refused with the range,
+// and so are NaN and infinities.
+type Range struct{ Min, Max float64 }
+
+func span(min, max time.Duration) Range { return Range{float64(min), float64(max)} }
+
+// bind returns every key, bound to the fields of s.
+func bind(s *Settings) []Key {
+	const year = 365 * 24 * time.Hour
+	c := &s.Context
+	return []Key{
+		{"db", "MEM_DB", "database file", &s.DB, Range{}},
+		{"project", "MEM_PROJECT", "project key (default: resolved from the working directory)", &s.Project, Range{}},
+		{"inject.enabled", "MEM_INJECT", "inject memory into agent sessions", &s.Inject.Enabled, Range{}},
+		{"capture.enabled", "MEM_CAPTURE", "capture observations from agent sessions", &s.Capture.Enabled, Range{}},
+		{"exclude.paths", "MEM_EXCLUDE", "path patterns whose projects get no injection and no capture", &s.Exclude.Paths, Range{}},
+		{"inject.budget", "", "token budget of the session-start block", &s.Inject.Budget, Range{1, 1_000_000}},
+		{"inject.compact_budget", "", "token budget of the compaction block", &s.Inject.CompactBudget, Range{1, 1_000_000}},
+		{"inject.max_chars", "", "character cap of an injected block (Claude Code's cap)", &s.Inject.MaxChars, Range{1, 1_000_000}},
+		{"recall.half_life", "", "age at which recency counts half", &s.Recall.HalfLife, span(time.Minute, 10*year)},
+		{"recall.weight.recency", "", "weight of recency in relevance", &s.Recall.Weight.Recency, Range{0, 1}},
+		{"recall.weight.importance", "", "weight of the observation type in relevance", &s.Recall.Weight.Importance, Range{0, 1}},
+		{"recall.weight.agent_type", "", "weight of an agent-type match in relevance", &s.Recall.Weight.AgentType, Range{0, 1}},
+		{"recall.weight.keyword", "", "weight of keyword matches in relevance", &s.Recall.Weight.Keyword, Range{0, 1}},
+		{"hook.deadline", "MEM_HOOK_DEADLINE", "time a hook may take before it answers with no context", &s.Hook.Deadline,
+			span(50*time.Millisecond, time.Minute)},
+		{"hook.log", "MEM_HOOK_LOG", "file hook problems are logged to", &s.Hook.Log, Range{}},
+		{"summarize.llm_cmd", "MEM_LLM_CMD", "shell command that summarizes a session (JSON in, JSON out)", &s.Summarize.LLMCmd, Range{}},
+		{"summarize.timeout", "", "time the summarizer command may take per session", &s.Summarize.Timeout, span(time.Second, 24*time.Hour)},
+		{"summarize.idle", "", "idle time after which an open session is summarized", &s.Summarize.Idle, span(time.Minute, year)},
+		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},
+		{"context.file_activity", "", "reading or editing a file brings what memory knows about it", &c.FileActivity, Range{}},
+		{"context.directory_agents", "", "first touch of a directory brings its AGENTS.md (up to the project root)", &c.DirectoryAgents, Range{}},
+		{"context.directory_readme", "", "first touch of a directory brings its README.md (up to the project root)", &c.DirectoryReadme, Range{}},
+		{"context.rules_injector", "", "rule files whose globs match a touched file (.github/instructions, .cursor/rules, .claude/rules)",
+			&c.RulesInjector, Range{}},
+		{"context.keyword_detector", "", "prompts containing a configured keyword get its context", &c.KeywordDetector, Range{}},
+		{"context.custom", "", "deliver entries registered by scripts with mem context add", &c.Custom, Range{}},
+		{"context.keywords", "", "keyword=file pairs: a prompt containing keyword gets the file's text (high priority)", &c.Keywords, Range{}},
+		{"context.min_relevance", "", "minimum relevance (0-1) of a prompt-time search result", &c.MinRelevance, Range{0, 1}},
+		{"context.prompt_budget", "", "token budget of what one prompt's triggers register", &c.PromptBudget, Range{1, 100_000}},
+		{"context.file_budget", "", "token budget of one AGENTS.md, README.md or rule file", &c.FileBudget, Range{1, 100_000}},
+		{"context.carry_over", "", "how many of the session's last triggers carry over to the next prompt", &c.CarryOver, Range{0, 100}},
+	}
+}
+
+// Keys returns every key, bound to the defaults for these folders.
+func Keys(d Dirs) []Key {
+	s := Defaults(d)
+	return bind(&s)
+}
+
+// numeric reports whether the key holds a number or a duration.
+func (k Key) numeric() bool {
+	switch k.Field.(type) {
+	case *int, *float64, *time.Duration:
+		return true
+	}
+	return false
+}
+
+// Value formats the field's current value as the config file would take it.
+func (k Key) Value() string {
+	switch p := k.Field.(type) {
+	case *string:
+		return *p
+	case *[]string:
+		return strings.Join(*p, ",")
+	case *bool:
+		return strconv.FormatBool(*p)
+	case *int:
+		return strconv.Itoa(*p)
+	case *float64:
+		return strconv.FormatFloat(*p, 'f', -1, 64)
+	case *time.Duration:
+		return formatDuration(*p)
+	}
+	panic(fmt.Sprintf("config: key %s has a field of type %T", k.Name, k.Field))
+}
+
+// Accepts says what the key accepts, with its range.
+func (k Key) Accepts() string {
+	var what string
+	switch k.Field.(type) {
+	case *string:
+		return "text"
+	case *[]string:
+		return "a comma-separated list"
+	case *bool:
+		return "true or false"
+	case *int:
+		what = "a whole number"
+	case *float64:
+		what = "a number"
+	case *time.Duration:
+		what = "a duration"
+	}
+	bound := func(f float64) string {
+		if _, ok := k.Field.(*time.Duration); ok {
+			return formatDuration(time.Duration(f))
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprintf("%s from %s to %s", what, bound(k.Range.Min), bound(k.Range.Max))
+}
+
+// formatDuration writes 2h rather than 2h0m0s.
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// set parses v into the key's field; a value that is not of its kind or out
+// of its range leaves the field as it was.
+func (k Key) set(v string) error {
+	var (
+		n      float64
+		err    error
+		assign func()
+	)
+	switch p := k.Field.(type) {
+	case *string:
+		*p = v
+		return nil
+	case *[]string:
+		*p = nil
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				*p = append(*p, s)
+			}
+		}
+		return nil
+	case *bool:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errors.New("true or false")
+		}
+		*p = b
+		return nil
+	case *int:
+		i, e := strconv.Atoi(v)
+		n, err, assign = float64(i), e, func() { *p = i }
+	case *float64:
+		f, e := strconv.ParseFloat(v, 64)
+		n, err, assign = f, e, func() { *p = f }
+	case *time.Duration:
+		d, e := time.ParseDuration(v)
+		n, err, assign = float64(d), e, func() { *p = d }
+	}
+	if err != nil || !(n >= k.Range.Min && n <= k.Range.Max) { // NaN is in no range
+		return errors.New(k.Accepts())
+	}
+	assign()
+	return nil
 }
 
 // Load builds the configuration. flags holds the values set on the command
@@ -176,11 +353,8 @@ func LoadLenient(getenv func(string) string, flags map[string]string) (c *Config
 
 func load(getenv func(string) string, flags map[string]string, lenient bool) (*Config, error) {
 	dirs := UserDirs(getenv)
-	c := &Config{values: map[string]Setting{}, keys: map[string]Key{}, lenient: lenient}
-	for _, k := range Keys(dirs) {
-		c.keys[k.Name] = k
-		c.values[k.Name] = Setting{Key: k.Name, Value: k.Default, Source: SourceDefault}
-	}
+	c := &Config{Settings: Defaults(dirs), from: map[string]Setting{}, lenient: lenient}
+	c.keys = bind(&c.Settings)
 	c.File = getenv("MEM_CONFIG")
 	explicit := c.File != ""
 	if !explicit {
@@ -290,14 +464,14 @@ func unquote(v string) string {
 
 // set validates and records a value.
 func (c *Config) set(name, v, source, detail string) error {
-	k, ok := c.keys[name]
+	k, ok := c.key(name)
 	if !ok {
 		// The name is quoted: a garbage file may hold control characters.
 		return memory.Invalid("config key ("+detail+")", "one of "+strings.Join(c.names(), ", "), name)
 	}
-	if err := check(k, v); err != nil {
+	if err := k.set(v); err != nil {
 		bad := memory.Invalid(name+" ("+detail+")", err.Error(), v)
-		if c.lenient && (k.Kind == KindInt || k.Kind == KindFloat || k.Kind == KindDuration) {
+		if c.lenient && k.numeric() {
 			if c.skipped == nil {
 				c.skipped = bad
 			}
@@ -305,118 +479,56 @@ func (c *Config) set(name, v, source, detail string) error {
 		}
 		return bad
 	}
-	c.values[name] = Setting{Key: name, Value: v, Source: source, Detail: detail}
+	c.from[name] = Setting{Source: source, Detail: detail}
 	return nil
 }
 
-func check(k Key, v string) error {
-	var (
-		n   float64
-		err error
-	)
-	switch k.Kind {
-	case KindInt:
-		var i int
-		i, err = strconv.Atoi(v)
-		n = float64(i)
-	case KindFloat:
-		n, err = strconv.ParseFloat(v, 64)
-	case KindBool:
-		_, err = strconv.ParseBool(v)
-	case KindDuration:
-		var d time.Duration
-		d, err = time.ParseDuration(v)
-		n = float64(d)
-	}
-	r, bounded := Ranges[k.Name]
-	if err == nil && (!bounded || n >= r.Min && n <= r.Max) { // NaN is in no range
-		return nil
-	}
-	what := map[string]string{KindInt: "a whole number", KindFloat: "a number", KindBool: "true or false",
-		KindDuration: "a duration such as 500ms, 2s or 168h"}[k.Kind]
-	if !bounded {
-		return errors.New(what)
-	}
-	if k.Kind == KindDuration {
-		what = "a duration"
-	}
-	bound := func(f float64) string {
-		if k.Kind != KindDuration {
-			return strconv.FormatFloat(f, 'f', -1, 64)
+func (c *Config) key(name string) (Key, bool) {
+	for _, k := range c.keys {
+		if k.Name == name {
+			return k, true
 		}
-		d := time.Duration(f).String()
-		if strings.HasSuffix(d, "m0s") {
-			d = strings.TrimSuffix(d, "0s")
-		}
-		if strings.HasSuffix(d, "h0m") {
-			d = strings.TrimSuffix(d, "0m")
-		}
-		return d
 	}
-	return fmt.Errorf("%s from %s to %s", what, bound(r.Min), bound(r.Max))
+	return Key{}, false
 }
 
 func (c *Config) names() []string {
 	out := make([]string, 0, len(c.keys))
-	for n := range c.keys {
-		out = append(out, n)
+	for _, k := range c.keys {
+		out = append(out, k.Name)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// All returns every setting, sorted by key.
+// All returns every setting with its effective value and where it came
+// from, sorted by key.
 func (c *Config) All() []Setting {
-	out := make([]Setting, 0, len(c.values))
-	for _, n := range c.names() {
-		out = append(out, c.values[n])
+	out := make([]Setting, 0, len(c.keys))
+	for _, k := range c.keys {
+		out = append(out, c.setting(k))
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
 
-// Get returns a setting; unknown keys panic, since they are programming errors.
-func (c *Config) Get(name string) Setting {
-	s, ok := c.values[name]
+func (c *Config) setting(k Key) Setting {
+	s, ok := c.from[k.Name]
 	if !ok {
-		panic("config: unknown key " + name)
+		s.Source = SourceDefault
 	}
+	s.Key, s.Value = k.Name, k.Value()
 	return s
 }
 
-// String returns a setting's value.
-func (c *Config) String(name string) string { return c.Get(name).Value }
-
-// Int returns a whole-number setting.
-func (c *Config) Int(name string) int {
-	n, _ := strconv.Atoi(c.Get(name).Value)
-	return n
-}
-
-// Float returns a numeric setting.
-func (c *Config) Float(name string) float64 {
-	f, _ := strconv.ParseFloat(c.Get(name).Value, 64)
-	return f
-}
-
-// Bool returns a boolean setting.
-func (c *Config) Bool(name string) bool {
-	b, _ := strconv.ParseBool(c.Get(name).Value)
-	return b
-}
-
-// Duration returns a duration setting.
-func (c *Config) Duration(name string) time.Duration {
-	d, _ := time.ParseDuration(c.Get(name).Value)
-	return d
-}
-
-// List returns a comma-separated setting as its items.
-func (c *Config) List(name string) []string {
-	var out []string
-	for _, s := range strings.Split(c.Get(name).Value, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
+// Origin returns the setting of a field of c.Settings, for where it came
+// from: c.Origin(&c.Settings.DB).Source. Any other pointer panics, since it
+// is a programming error.
+func (c *Config) Origin(field any) Setting {
+	for _, k := range c.keys {
+		if k.Field == field {
+			return c.setting(k)
 		}
 	}
-	return out
+	panic(fmt.Sprintf("config: %T is not a field of the settings", field))
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string {
@@ -26,25 +27,66 @@ paths = ["~/secret/*", "/tmp/*"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct{ key, value, source string }{
-		{"db", "/from/env.db", SourceEnv},
-		{"inject.budget", "1500", SourceFile},
-		{"project", "flagged", SourceFlag},
-		{"hook.deadline", "2s", SourceDefault},
-		{"exclude.paths", "~/secret/*,/tmp/*", SourceFile},
+	s := &c.Settings
+	tests := []struct {
+		field         any
+		value, source string
+	}{
+		{&s.DB, "/from/env.db", SourceEnv},
+		{&s.Inject.Budget, "1500", SourceFile},
+		{&s.Project, "flagged", SourceFlag},
+		{&s.Hook.Deadline, "2s", SourceDefault},
+		{&s.Exclude.Paths, "~/secret/*,/tmp/*", SourceFile},
 	}
 	for _, tt := range tests {
-		s := c.Get(tt.key)
-		if s.Value != tt.value || s.Source != tt.source {
-			t.Errorf("%s = %q from %s, want %q from %s", tt.key, s.Value, s.Source, tt.value, tt.source)
+		o := c.Origin(tt.field)
+		if o.Value != tt.value || o.Source != tt.source {
+			t.Errorf("%s = %q from %s, want %q from %s", o.Key, o.Value, o.Source, tt.value, tt.source)
 		}
 	}
-	if got := c.List("exclude.paths"); len(got) != 2 || got[1] != "/tmp/*" {
-		t.Errorf("List = %q", got)
+	if got := s.Exclude.Paths; len(got) != 2 || got[1] != "/tmp/*" {
+		t.Errorf("exclude.paths = %q", got)
 	}
-	if c.Int("inject.budget") != 1500 {
-		t.Error("Int")
+	if s.Inject.Budget != 1500 || s.Hook.Deadline != 2*time.Second || s.Recall.Weight.Recency != 0.4 {
+		t.Errorf("typed settings %+v", *s)
 	}
+}
+
+// TestShowMatchesSettings: what mem config show lists is the typed
+// settings, key by key, and a value shown reads back as itself.
+func TestShowMatchesSettings(t *testing.T) {
+	c, err := Load(env(map[string]string{"HOME": "/h", "MEM_HOOK_DEADLINE": "1500ms"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"hook.deadline": "1.5s", "recall.half_life": "168h", "summarize.timeout": "1m",
+		"recall.weight.recency": "0.4", "inject.enabled": "true", "context.keywords": "", "context.carry_over": "3"}
+	all := c.All()
+	if len(all) != len(bind(&Settings{})) {
+		t.Fatalf("%d settings shown, %d keys", len(all), len(bind(&Settings{})))
+	}
+	for _, s := range all {
+		if w, ok := want[s.Key]; ok && s.Value != w {
+			t.Errorf("%s shown as %q, want %q", s.Key, s.Value, w)
+		}
+		var back Settings
+		k := bind(&back)[indexOf(t, s.Key)]
+		if err := k.set(s.Value); err != nil {
+			t.Errorf("%s = %q does not read back: %v", s.Key, s.Value, err)
+		} else if k.Value() != s.Value {
+			t.Errorf("%s reads back as %q, want %q", s.Key, k.Value(), s.Value)
+		}
+	}
+}
+
+func indexOf(t *testing.T, name string) int {
+	for i, k := range bind(&Settings{}) {
+		if k.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no key %s", name)
+	return -1
 }
 
 func TestBadValues(t *testing.T) {
@@ -71,10 +113,10 @@ func TestDefaultsFollowXDG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.String("db"); got != "/data/mem/mem.db" {
+	if got := c.Settings.DB; got != "/data/mem/mem.db" {
 		t.Errorf("db default %q", got)
 	}
-	if got := c.String("hook.log"); got != "/h/.local/state/mem/hook.log" {
+	if got := c.Settings.Hook.Log; got != "/h/.local/state/mem/hook.log" {
 		t.Errorf("hook.log default %q", got)
 	}
 }
@@ -85,14 +127,20 @@ func TestDefaultsFollowXDG(t *testing.T) {
 func TestRanges(t *testing.T) {
 	dir := t.TempDir()
 	for _, k := range Keys(Dirs{}) {
-		if k.Kind == KindInt || k.Kind == KindFloat || k.Kind == KindDuration {
-			if _, ok := Ranges[k.Name]; !ok {
+		if k.numeric() {
+			if k.Range == (Range{}) {
 				t.Errorf("%s has no range", k.Name)
 			}
-			if err := check(k, k.Default); err != nil {
-				t.Errorf("%s: default %s out of its range: %v", k.Name, k.Default, err)
+			if err := k.set(k.Value()); err != nil {
+				t.Errorf("%s: default %s out of its range: %v", k.Name, k.Value(), err)
 			}
+		} else if k.Range != (Range{}) {
+			t.Errorf("%s: a range on a key that is not a number", k.Name)
 		}
+	}
+	defaults := map[string]string{}
+	for _, k := range Keys(Dirs{}) {
+		defaults[k.Name] = k.Value()
 	}
 	tests := []struct{ key, value, want string }{
 		{"inject.budget", "-1", "inject.budget (file:1): must be a whole number from 1 to 1000000"},
@@ -124,8 +172,9 @@ func TestRanges(t *testing.T) {
 			if err != nil || skipped == nil || !strings.Contains(skipped.Error(), tt.key) {
 				t.Fatalf("lenient: skipped %v, err %v", skipped, err)
 			}
-			if s := c.Get(tt.key); s.Source != SourceDefault {
-				t.Errorf("lenient: %s = %q from %s, want the default", tt.key, s.Value, s.Source)
+			k, _ := c.key(tt.key)
+			if s := c.Origin(k.Field); s.Source != SourceDefault || s.Value != defaults[tt.key] {
+				t.Errorf("lenient: %s = %q from %s, want the default %q", tt.key, s.Value, s.Source, defaults[tt.key])
 			}
 		})
 	}

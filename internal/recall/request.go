@@ -128,12 +128,7 @@ type Request struct {
 }
 
 // Weights are the weights of the relevance factors.
-type Weights struct {
-	Recency    float64 `json:"recency"`
-	Importance float64 `json:"importance"`
-	AgentType  float64 `json:"agent_type"`
-	Keyword    float64 `json:"keyword"`
-}
+type Weights config.Weights
 
 // Settings are the configurable parts of recall.
 type Settings struct {
@@ -144,27 +139,14 @@ type Settings struct {
 	Weights       Weights
 }
 
-// DefaultSettings are the built-in defaults (those of the config keys).
-func DefaultSettings() Settings {
-	return Settings{Budget: 2000, CompactBudget: 1000, MaxChars: 10000, HalfLife: 168 * time.Hour,
-		Weights: Weights{Recency: 0.40, Importance: 0.30, AgentType: 0.20, Keyword: 0.10}}
-}
+// DefaultSettings are recall's part of config.Defaults.
+func DefaultSettings() Settings { return SettingsFrom(config.Defaults(config.Dirs{})) }
 
-// SettingsFromConfig reads inject.budget, inject.compact_budget,
-// inject.max_chars, recall.half_life and recall.weight.*.
-func SettingsFromConfig(cfg *config.Config) Settings {
-	return Settings{
-		Budget:        cfg.Int("inject.budget"),
-		CompactBudget: cfg.Int("inject.compact_budget"),
-		MaxChars:      cfg.Int("inject.max_chars"),
-		HalfLife:      cfg.Duration("recall.half_life"),
-		Weights: Weights{
-			Recency:    cfg.Float("recall.weight.recency"),
-			Importance: cfg.Float("recall.weight.importance"),
-			AgentType:  cfg.Float("recall.weight.agent_type"),
-			Keyword:    cfg.Float("recall.weight.keyword"),
-		},
-	}
+// SettingsFrom takes inject.budget, inject.compact_budget,
+// inject.max_chars, recall.half_life and recall.weight.* from the settings.
+func SettingsFrom(s config.Settings) Settings {
+	return Settings{Budget: s.Inject.Budget, CompactBudget: s.Inject.CompactBudget, MaxChars: s.Inject.MaxChars,
+		HalfLife: s.Recall.HalfLife, Weights: Weights(s.Recall.Weight)}
 }
 
 // normalize fills a request's defaults from the settings.

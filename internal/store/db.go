@@ -214,7 +214,7 @@ func checkPath(path string) error {
 
 func mapOSError(err error) error {
 	if errors.Is(err, os.ErrPermission) {
-		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	}
 	return err
 }
@@ -299,7 +299,9 @@ func (db *DB) q() runner {
 }
 
 // mapErr turns SQLite result codes into the store's errors, keeping the
-// original in the chain.
+// original in the chain: both errors.Is(err, ErrBusy) and
+// errors.As(err, **sqlite.Error) hold above it. An error it already mapped
+// is returned as it is.
 func mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -308,18 +310,23 @@ func mapErr(err error) error {
 	if !errors.As(err, &se) {
 		return err
 	}
+	for _, known := range []error{ErrBusy, ErrNotDatabase, ErrReadOnly, ErrFull, ErrWrite} {
+		if errors.Is(err, known) {
+			return err
+		}
+	}
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return fmt.Errorf("%w: %v", ErrBusy, err)
+		return fmt.Errorf("%w: %w", ErrBusy, err)
 	case sqlite3.SQLITE_NOTADB:
-		return fmt.Errorf("%w: %v", ErrNotDatabase, err)
+		return fmt.Errorf("%w: %w", ErrNotDatabase, err)
 	case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
-		return fmt.Errorf("%w: %v", ErrReadOnly, err)
+		return fmt.Errorf("%w: %w", ErrReadOnly, err)
 	case sqlite3.SQLITE_FULL:
-		return fmt.Errorf("%w: %v", ErrFull, err)
+		return fmt.Errorf("%w: %w", ErrFull, err)
 	case sqlite3.SQLITE_IOERR:
 		if se.Code() == sqlite3.SQLITE_IOERR_WRITE {
-			return fmt.Errorf("%w: %v", ErrWrite, err)
+			return fmt.Errorf("%w: %w", ErrWrite, err)
 		}
 	}
 	return err

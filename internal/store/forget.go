@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -17,36 +18,52 @@ type Deleted struct {
 	Prompts      int64 `json:"prompts"`
 }
 
-// DeleteObservation removes one observation; the triggers remove its index rows.
-func (db *DB) DeleteObservation(ctx context.Context, id int64) (Deleted, error) {
-	n, err := db.deleteByID(ctx, "observations", id, "observation", fmt.Sprintf("observation #%d", id))
-	return Deleted{Observations: n}, err
-}
-
-// DeleteSummary removes one summary.
-func (db *DB) DeleteSummary(ctx context.Context, id int64) (Deleted, error) {
-	n, err := db.deleteByID(ctx, "summaries", id, "summary", fmt.Sprintf("summary S%d", id))
-	return Deleted{Summaries: n}, err
-}
-
-// deleteByID removes the row of table with id and returns how many rows went
-// (0 on error); kind and ref (its id as users write it) name it in errors.
-func (db *DB) deleteByID(ctx context.Context, table string, id int64, kind, ref string) (int64, error) {
-	var n int64
+// DeleteRecords removes observations and summaries by id in one
+// transaction: when one of them is missing or cannot be deleted, none is.
+// The triggers remove their index rows; an id given twice counts once.
+func (db *DB) DeleteRecords(ctx context.Context, observations, summaries []int64) (Deleted, error) {
+	var (
+		d    Deleted
+		refs []string
+	)
+	sets := []struct {
+		table, kind, ref string
+		ids              []int64
+		n                *int64
+	}{
+		{"observations", "observation", "observation #%d", observations, &d.Observations},
+		{"summaries", "summary", "summary S%d", summaries, &d.Summaries},
+	}
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if n, _ = res.RowsAffected(); n == 0 {
-			return fmt.Errorf("%s: %w", ref, memory.ErrNotFound)
+		d, refs = Deleted{}, nil
+		for _, set := range sets {
+			seen := map[int64]bool{}
+			for _, id := range set.ids {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				ref := fmt.Sprintf(set.ref, id)
+				res, err := tx.ExecContext(ctx, `DELETE FROM `+set.table+` WHERE id = ?`, id)
+				if err == nil {
+					var n int64
+					if n, _ = res.RowsAffected(); n == 0 {
+						err = memory.ErrNotFound
+					}
+					*set.n += n
+				}
+				if err != nil {
+					return fmt.Errorf("forgetting %s: %s: %w", set.kind, ref, err)
+				}
+				refs = append(refs, ref)
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("forgetting %s: %w", kind, err)
+		return Deleted{}, err
 	}
-	return n, db.scrub(ctx, ref)
+	return d, db.scrub(ctx, strings.Join(refs, ", "))
 }
 
 // DeleteSession removes a session with everything recorded in it.

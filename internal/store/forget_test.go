@@ -44,10 +44,7 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 			return err
 		}},
 		{"observation and summary", false, func(db *DB, _ memory.Session, obs, sum int64) error {
-			if _, err := db.DeleteObservation(ctx, obs); err != nil {
-				return err
-			}
-			_, err := db.DeleteSummary(ctx, sum)
+			_, err := db.DeleteRecords(ctx, []int64{obs}, []int64{sum})
 			return err
 		}},
 	}
@@ -100,6 +97,88 @@ func TestForgetLeavesNoTrace(t *testing.T) {
 				t.Errorf("after closing, %v still hold %q", in, marker)
 			}
 		})
+	}
+}
+
+// TestForgetIsOneTransaction: when one of the records cannot be deleted,
+// none is, whether the failure comes from SQLite or from a missing id.
+func TestForgetIsOneTransaction(t *testing.T) {
+	ctx := context.Background()
+	at := time.UnixMilli(1_700_000_000_000)
+	tests := []struct {
+		name string
+		fail string // statement run before the forget
+		// which of the three observations and the summary to forget
+		obs  []int
+		sums bool
+		want string
+	}{
+		{"observation fails after two", `CREATE TRIGGER boom BEFORE DELETE ON observations WHEN old.id = %[3]d
+			BEGIN SELECT RAISE(ABORT, 'boom'); END`, []int{0, 1, 2}, true, "boom"},
+		{"summary fails after the observations", `CREATE TRIGGER boom BEFORE DELETE ON summaries WHEN old.id = %[4]d
+			BEGIN SELECT RAISE(ABORT, 'boom'); END`, []int{0, 1, 2}, true, "boom"},
+		{"last observation missing", `DELETE FROM observations WHERE id = %[3]d`, []int{0, 1, 2}, false, "not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openTest(t)
+			s := startTest(t, db, "s", "p")
+			var ids []int64
+			for i := range 3 {
+				o, err := db.AddObservation(ctx, memory.Observation{SessionID: s.ID, Type: memory.TypeNote,
+					Title: fmt.Sprintf("note %d", i), CreatedAt: at})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, o.ID)
+			}
+			sum, err := db.PutSummary(ctx, memory.Summary{SessionID: s.ID, Request: "work", CreatedAt: at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.SQL().Exec(fmt.Sprintf(tt.fail, ids[0], ids[1], ids[2], sum.ID)); err != nil {
+				t.Fatal(err)
+			}
+			count := func() (n int) {
+				if err := db.SQL().QueryRow(`SELECT (SELECT count(*) FROM observations) + (SELECT count(*) FROM summaries)`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			before := count()
+			var obs, sums []int64
+			for _, i := range tt.obs {
+				obs = append(obs, ids[i])
+			}
+			if tt.sums {
+				sums = []int64{sum.ID}
+			}
+			d, err := db.DeleteRecords(ctx, obs, sums)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v, want %q", err, tt.want)
+			}
+			if d != (Deleted{}) {
+				t.Errorf("reported %+v deleted", d)
+			}
+			if after := count(); after != before {
+				t.Errorf("%d records before, %d after a failed forget", before, after)
+			}
+		})
+	}
+	// Both kinds at once, an id given twice counting once.
+	db := openTest(t)
+	s := startTest(t, db, "s", "p")
+	o, err := db.AddObservation(ctx, memory.Observation{SessionID: s.ID, Type: memory.TypeNote, Title: "n", CreatedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := db.PutSummary(ctx, memory.Summary{SessionID: s.ID, Request: "work", CreatedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.DeleteRecords(ctx, []int64{o.ID, o.ID}, []int64{sum.ID})
+	if err != nil || d != (Deleted{Observations: 1, Summaries: 1}) {
+		t.Fatalf("deleted %+v, %v", d, err)
 	}
 }
 

@@ -65,7 +65,7 @@ func TestObservationDedupAndFTS(t *testing.T) {
 	if err != nil || len(files) != 1 {
 		t.Fatalf("ObservationsForFile: %v %v", files, err)
 	}
-	if _, err := db.DeleteObservation(ctx, a.ID); err != nil {
+	if _, err := db.DeleteRecords(ctx, []int64{a.ID}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := ftsCount(t, db, "backoff"); n != 0 {

@@ -174,7 +174,7 @@ func (c Command) Summarize(ctx context.Context, in Input) (memory.Summary, error
 	case err != nil:
 		msg := lastLine(stderr.String())
 		if msg != "" {
-			return memory.Summary{}, fmt.Errorf("%v: %s", err, msg)
+			return memory.Summary{}, fmt.Errorf("%w: %s", err, msg)
 		}
 		return memory.Summary{}, err
 	case stdout.over:
@@ -193,7 +193,7 @@ func (c Command) parse(out string, in Input) (memory.Summary, error) {
 	var o CommandOutput
 	dec := json.NewDecoder(strings.NewReader(out[i : j+1]))
 	if err := dec.Decode(&o); err != nil {
-		return memory.Summary{}, fmt.Errorf("printed invalid summary JSON: %v", err)
+		return memory.Summary{}, fmt.Errorf("printed invalid summary JSON: %w", err)
 	}
 	f := func(t flexText, max int) string { return clean(privacy.Filter(string(t)), max) }
 	s := memory.Summary{

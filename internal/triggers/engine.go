@@ -70,16 +70,10 @@ type Config struct {
 	Rules           bool
 	Keywords        bool
 	KeywordPairs    []Keyword
-	MinRelevance    float64 // 0..1, default 0.5
-	PromptBudget    int     // tokens one prompt's memory triggers may register, default 800
-	FileBudget      int     // tokens of one AGENTS.md, README.md or rule file, default 600
-	CarryOver       int     // last triggers carried to the next prompt, default 3
-}
-
-// DefaultConfig has every source on with the documented limits.
-func DefaultConfig() Config {
-	return Config{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
-		Rules: true, Keywords: true, MinRelevance: 0.5, PromptBudget: 800, FileBudget: 600, CarryOver: 3}
+	MinRelevance    float64 // 0..1
+	PromptBudget    int     // tokens one prompt's memory triggers may register
+	FileBudget      int     // tokens of one AGENTS.md, README.md or rule file
+	CarryOver       int     // last triggers carried to the next prompt
 }
 
 // Engine runs the sources for one session's events.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/store"
@@ -50,7 +51,7 @@ func setup(t *testing.T) *fixture {
 	root := filepath.Join(dir, "repo")
 	fs := &countingSearch{db: db}
 	at := time.UnixMilli(1_800_000_000_000)
-	eng := &triggers.Engine{Pending: db, Files: db, Search: fs, Config: triggers.DefaultConfig(),
+	eng := &triggers.Engine{Pending: db, Files: db, Search: fs, Config: triggers.ConfigFrom(config.Defaults(config.Dirs{}).Context),
 		Now: func() time.Time { at = at.Add(time.Millisecond); return at }}
 	return &fixture{db: db, eng: eng, root: root, fs: fs, ses: triggers.Session{ID: "s1", Project: "p", Root: root}}
 }
