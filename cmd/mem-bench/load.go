@@ -140,10 +140,11 @@ func (s *stress) hookBurst() error {
 		for i := range each {
 			want[session] = append(want[session], fmt.Sprintf("burst worker %d prompt %d about exponential backoff", w, i))
 		}
+		prompts := want[session] // the map grows while the workers run
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, text := range want[session] {
+			for _, text := range prompts {
 				in, err := s.promptEvent(session, text)
 				if err != nil {
 					p.add("%v", err)
