@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/memhq/mem/internal/lazy"
 )
 
 // Agents that mem installs into, as `mem install` names them.
@@ -88,27 +90,29 @@ type settings struct {
 
 // Claude's PostToolUse fires for every tool; the matcher keeps the hook
 // process for the tools capture reads.
-var agentSettings = map[string]settings{
-	"claude": {arg: "claude", timeout: 5, events: []hookEvent{
-		{"SessionStart", ""}, {"UserPromptSubmit", ""},
-		{"PostToolUse", "Edit|MultiEdit|Write|NotebookEdit|Bash|Read|Grep|Glob"},
-		{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},
-		{"PreCompact", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
-	}},
-	"codex": {arg: "codex", timeout: 5, events: []hookEvent{
-		{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""},
-	}},
-	"gemini": {arg: "gemini", timeout: 5000, named: true, events: []hookEvent{
-		{"SessionStart", ""}, {"BeforeAgent", ""},
-		{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|search_file_content|list_directory"},
-		{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
-	}},
-}
+var agentSettings = &lazy.Value[map[string]settings]{New: func() map[string]settings {
+	return map[string]settings{
+		"claude": {arg: "claude", timeout: 5, events: []hookEvent{
+			{"SessionStart", ""}, {"UserPromptSubmit", ""},
+			{"PostToolUse", "Edit|MultiEdit|Write|NotebookEdit|Bash|Read|Grep|Glob"},
+			{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},
+			{"PreCompact", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
+		}},
+		"codex": {arg: "codex", timeout: 5, events: []hookEvent{
+			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""},
+		}},
+		"gemini": {arg: "gemini", timeout: 5000, named: true, events: []hookEvent{
+			{"SessionStart", ""}, {"BeforeAgent", ""},
+			{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|search_file_content|list_directory"},
+			{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
+		}},
+	}
+}}
 
 // Command returns the hook command line for the mem binary at bin.
 func Command(bin, agent string) string {
 	arg := agent
-	if s, ok := agentSettings[agent]; ok {
+	if s, ok := agentSettings.Get()[agent]; ok {
 		arg = s.arg
 	}
 	return shellQuote(bin) + " hook " + arg
@@ -132,7 +136,7 @@ func ours(arg string) *regexp.Regexp {
 // and, where entries carry a name (Gemini), those named mem that run
 // "<any binary> hook <agent>", since that name says who wrote them.
 func matcher(agent, bin string) func(entry *object) bool {
-	s := agentSettings[agent]
+	s := agentSettings.Get()[agent]
 	re := ours(s.arg)
 	anyBin := regexp.MustCompile(`\s+hook\s+` + regexp.QuoteMeta(s.arg) + `\s*$`)
 	exact := ""
@@ -204,7 +208,7 @@ func Install(agent, path string, before []byte, bin string) (Plan, error) {
 // settingsFile returns what mem writes into agent's JSON settings file and
 // the file's content parsed (an empty object for nil).
 func settingsFile(agent, path string, before []byte) (settings, *object, error) {
-	s, ok := agentSettings[agent]
+	s, ok := agentSettings.Get()[agent]
 	if !ok {
 		return s, nil, unknownAgent(agent)
 	}

@@ -67,7 +67,7 @@ func TestBinaryNotNamedMem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := len(agentSettings[agent].events)
+			n := len(agentSettings.Get()[agent].events)
 			q, _ := json.Marshal(Command(bin, agent))
 			cmd := string(q) // as it appears in the file
 			again, err := Install(agent, "s.json", p.After, bin)
