@@ -22,13 +22,31 @@ func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(
 // month returns the month a lower-case English name or abbreviation names
 // ("march", "mar", "sept"), or 0.
 func month(name string) time.Month {
-	if name == "sept" {
+	switch name {
+	case "january", "jan":
+		return time.January
+	case "february", "feb":
+		return time.February
+	case "march", "mar":
+		return time.March
+	case "april", "apr":
+		return time.April
+	case "may":
+		return time.May
+	case "june", "jun":
+		return time.June
+	case "july", "jul":
+		return time.July
+	case "august", "aug":
+		return time.August
+	case "september", "sep", "sept":
 		return time.September
-	}
-	for m := time.January; m <= time.December; m++ {
-		if full := m.String(); strings.EqualFold(full, name) || strings.EqualFold(full[:3], name) {
-			return m
-		}
+	case "october", "oct":
+		return time.October
+	case "november", "nov":
+		return time.November
+	case "december", "dec":
+		return time.December
 	}
 	return 0
 }
