@@ -64,20 +64,24 @@ const (
 	kindSearch  = "search"
 )
 
-var toolKinds = map[string]string{
-	"edit": kindEdit, "multiedit": kindEdit, "replace": kindEdit, "notebookedit": kindEdit,
-	"edit_file": kindEdit, "str_replace": kindEdit, "str_replace_editor": kindEdit,
-	"write": kindWrite, "write_file": kindWrite, "create_file": kindWrite,
-	"apply_patch": kindPatch, "patch": kindPatch,
-	"bash": kindCommand, "shell": kindCommand, "run_shell_command": kindCommand, "exec_command": kindCommand,
-	"local_shell": kindCommand, "container.exec": kindCommand,
-	"read": kindRead, "read_file": kindRead, "read_many_files": kindRead, "notebookread": kindRead, "view": kindRead,
-	"grep": kindSearch, "glob": kindSearch, "ls": kindSearch, "list": kindSearch, "list_directory": kindSearch,
-	"search_file_content": kindSearch, "codesearch": kindSearch,
-}
-
 // Kind reports how capture treats a tool name ("" when it ignores it).
-func Kind(tool string) string { return toolKinds[strings.ToLower(strings.TrimSpace(tool))] }
+func Kind(tool string) string {
+	switch strings.ToLower(strings.TrimSpace(tool)) {
+	case "edit", "multiedit", "replace", "notebookedit", "edit_file", "str_replace", "str_replace_editor":
+		return kindEdit
+	case "write", "write_file", "create_file":
+		return kindWrite
+	case "apply_patch", "patch":
+		return kindPatch
+	case "bash", "shell", "run_shell_command", "exec_command", "local_shell", "container.exec":
+		return kindCommand
+	case "read", "read_file", "read_many_files", "notebookread", "view":
+		return kindRead
+	case "grep", "glob", "ls", "list", "list_directory", "search_file_content", "codesearch":
+		return kindSearch
+	}
+	return ""
+}
 
 // Analyze decides what a tool call is worth.
 func Analyze(c Call, w Where) Result {

@@ -3,10 +3,10 @@ package capture
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -38,7 +38,7 @@ type output struct {
 	interrupted bool
 }
 
-var exitLine = regexp.MustCompile(`(?mi)^\s*(?:exit code|exit status|exited with code)[:\s]+(-?\d+)\s*$`)
+var exitLine = lazy.NewRegexp(`(?mi)^\s*(?:exit code|exit status|exited with code)[:\s]+(-?\d+)\s*$`)
 
 // commandOutput reads the response shapes of Claude Code ({stdout, stderr,
 // interrupted}), Gemini ({llmContent, returnDisplay} with an "Exit Code:"
@@ -78,7 +78,7 @@ func commandOutput(c Call) output {
 		out.text = c.Error + "\n" + out.text
 	}
 	if out.exitCode == nil {
-		if m := exitLine.FindStringSubmatch(out.text); m != nil {
+		if m := exitLine.Get().FindStringSubmatch(out.text); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				out.exitCode = &n
 			}
@@ -218,22 +218,25 @@ func hasConcept(o *memory.Observation, c string) bool {
 }
 
 // checkRe matches test, build, lint and type-check commands.
-var checkRe = regexp.MustCompile(`(?:^|[;&|(]\s*|\s)(?:go (?:test|build|vet|run)|gotestsum|golangci-lint|staticcheck|` +
+var checkRe = lazy.NewRegexp(`(?:^|[;&|(]\s*|\s)(?:go (?:test|build|vet|run)|gotestsum|golangci-lint|staticcheck|` +
 	`(?:npm|pnpm|yarn|bun)(?: run)? (?:test|build|lint|check|typecheck)|npx (?:jest|vitest|tsc|eslint|mocha|playwright)|` +
 	`jest|vitest|mocha|tsc|eslint|pytest|python3? -m (?:pytest|unittest)|tox|nox|ruff|mypy|` +
 	`cargo (?:test|build|check|clippy|nextest)|make(?:\s|$)|cmake --build|ninja|mvn|gradle|\./gradlew|` +
 	`dotnet (?:test|build)|rspec|rake|bundle exec (?:rspec|rake)|mix (?:test|compile)|swift (?:test|build)|` +
 	`ctest|bazel (?:test|build)|phpunit|deno (?:test|check)|scripts/test)\b`)
 
-func isCheck(cmd string) bool { return checkRe.MatchString(cmd) }
+func isCheck(cmd string) bool { return checkRe.Get().MatchString(cmd) }
 
-// readOnlyPrograms print what they find; a match on "error" in their output
-// is data, not a failure.
-var readOnlyPrograms = map[string]bool{
-	"grep": true, "rg": true, "ag": true, "cat": true, "less": true, "head": true, "tail": true, "ls": true,
-	"find": true, "fd": true, "tree": true, "wc": true, "sed": true, "awk": true, "jq": true, "echo": true,
-	"printf": true, "which": true, "file": true, "stat": true, "du": true, "df": true, "git": true, "nl": true,
-	"sort": true, "uniq": true, "diff": true, "pwd": true, "env": true, "type": true, "man": true,
+// readOnlyProgram reports whether a program prints what it finds: a match on
+// "error" in its output is data, not a failure.
+func readOnlyProgram(name string) bool {
+	switch name {
+	case "grep", "rg", "ag", "cat", "less", "head", "tail", "ls", "find", "fd", "tree", "wc", "sed", "awk",
+		"jq", "echo", "printf", "which", "file", "stat", "du", "df", "git", "nl", "sort", "uniq", "diff",
+		"pwd", "env", "type", "man":
+		return true
+	}
+	return false
 }
 
 func readOnly(cmd string) bool {
@@ -245,25 +248,25 @@ func readOnly(cmd string) bool {
 	if len(fields) == 0 {
 		return false
 	}
-	return readOnlyPrograms[fields[0]]
+	return readOnlyProgram(fields[0])
 }
 
 // failureRe matches lines that only a failing run prints.
-var failureRe = regexp.MustCompile(`(?m)^(?:--- FAIL|FAIL(?:\s|$)|panic: |Traceback \(most recent call last\)|npm ERR!|` +
+var failureRe = lazy.NewRegexp(`(?m)^(?:--- FAIL|FAIL(?:\s|$)|panic: |Traceback \(most recent call last\)|npm ERR!|` +
 	`error(?:\[E\d+\])?: |Error: |fatal: |make(?:\[\d+\])?: \*\*\*|FAILED|BUILD FAILED|` +
 	`\S+\.\w+:\d+:\d+: |.*: command not found$|.*: No such file or directory$|` +
 	`(?:Tests?|Test Suites):\s+\d+ failed|=+ .*\b\d+ (?:failed|errors?)\b.*=+$|E\s{3}\S)`)
 
-func looksFailed(text string) bool { return failureRe.MatchString(text) }
+func looksFailed(text string) bool { return failureRe.Get().MatchString(text) }
 
 // noiseRe matches lines that say a run failed without saying why.
-var noiseRe = regexp.MustCompile(`^(?:FAIL(?:\s.*)?|--- FAIL: .*|=== RUN .*|exit status \d+|Exit Code: .*|` +
+var noiseRe = lazy.NewRegexp(`^(?:FAIL(?:\s.*)?|--- FAIL: .*|=== RUN .*|exit status \d+|Exit Code: .*|` +
 	`Command exited with.*|Command: .*|Directory: .*|Error: \(none\)|ok\s.*|PASS|` +
 	`make(?:\[\d+\])?: \*\*\*.*|npm ERR! (?:code|path|errno|command|A complete log).*|=+.*=+|-+|\s*at .*)$`)
 
 // meaningfulRe matches lines that say why: a message at a position in a file,
 // an error or panic message, an exception.
-var meaningfulRe = regexp.MustCompile(`(?i)(?:\S+\.\w+:\d+(?::\d+)?:\s*\S|^panic: |\berror\b|\bexception\b|\bfailed\b|` +
+var meaningfulRe = lazy.NewRegexp(`(?i)(?:\S+\.\w+:\d+(?::\d+)?:\s*\S|^panic: |\berror\b|\bexception\b|\bfailed\b|` +
 	`\bcannot\b|\bundefined\b|not found|no such file|\bexpected\b|\bwant\b|^E\s+\S|^\w+(?:Error|Exception): )`)
 
 // errorLine picks the first line of output that says why a run failed.
@@ -286,10 +289,10 @@ func errorLine(text string) string {
 		for _, p := range []string{"Stdout:", "Stderr:"} { // Gemini's labelled output
 			t = strings.TrimSpace(strings.TrimPrefix(t, p))
 		}
-		if t == "" || noiseRe.MatchString(t) {
+		if t == "" || noiseRe.Get().MatchString(t) {
 			continue
 		}
-		if meaningfulRe.MatchString(t) {
+		if meaningfulRe.Get().MatchString(t) {
 			return cut(t, 200)
 		}
 		if fallback == "" {
@@ -299,12 +302,12 @@ func errorLine(text string) string {
 	return cut(fallback, 200)
 }
 
-var failTestRe = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)|^FAILED (\S+)|^\s*✕ (.+?)(?: \(\d+ ?ms\))?$`)
+var failTestRe = lazy.NewRegexp(`(?m)^\s*--- FAIL: (\S+)|^FAILED (\S+)|^\s*✕ (.+?)(?: \(\d+ ?ms\))?$`)
 
 // failingTests lists up to five failing test names.
 func failingTests(text string) []string {
 	var out []string
-	for _, m := range failTestRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range failTestRe.Get().FindAllStringSubmatch(text, -1) {
 		for _, g := range m[1:] {
 			if g != "" {
 				out = append(out, strings.TrimSpace(g))

@@ -2,10 +2,10 @@ package capture
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -217,12 +217,12 @@ func nonBlank(s string) []string {
 	return out
 }
 
-var declRe = regexp.MustCompile(`(?m)^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\(crate\))?\s+)?(?:async\s+)?(?:func|def|class|type|interface|struct|enum|trait|fn|function)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
+var declRe = lazy.NewRegexp(`(?m)^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\(crate\))?\s+)?(?:async\s+)?(?:func|def|class|type|interface|struct|enum|trait|fn|function)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
 
 // declarations returns up to five names a source file declares.
 func declarations(src string) []string {
 	var out []string
-	for _, m := range declRe.FindAllStringSubmatch(src, -1) {
+	for _, m := range declRe.Get().FindAllStringSubmatch(src, -1) {
 		out = append(out, m[1])
 	}
 	out = memory.CleanList(out)

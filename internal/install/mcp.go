@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strings"
+
+	"github.com/memhq/mem/internal/lazy"
 )
 
 // MCPName is the name mem's MCP server is registered under in every agent.
@@ -107,18 +108,22 @@ func normalizeValue(v any) any {
 	return doc
 }
 
+// The ways a TOML file can name mcp_servers and mem in headers and keys.
+const (
+	tomlServers = `("mcp_servers"|'mcp_servers'|mcp_servers)`
+	tomlMem     = `("mem"|'mem'|mem)`
+)
+
 // TOML table headers ([table] or [[array]], with an optional comment), and
-// the ways a file can name mcp_servers and mem in them and in keys.
+// mcp_servers and mem in them and in keys.
 var (
-	tomlHeader    = regexp.MustCompile(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
-	tomlServers   = `("mcp_servers"|'mcp_servers'|mcp_servers)`
-	tomlMem       = `("mem"|'mem'|mem)`
-	tomlMemHeader = regexp.MustCompile(`^` + tomlServers + `\s*\.\s*` + tomlMem + `(\s*\..*)?$`)
-	tomlDottedMem = regexp.MustCompile(`^\s*` + tomlServers + `\s*\.\s*` + tomlMem + `\s*[.=]`)
-	tomlMemKey    = regexp.MustCompile(`^\s*` + tomlMem + `\s*[.=]`)
-	tomlInline    = regexp.MustCompile(`^\s*` + tomlServers + `\s*=`)
-	tomlServersH  = regexp.MustCompile(`^` + tomlServers + `$`)
-	tomlInlineMem = regexp.MustCompile(`[{,]\s*` + tomlMem + `\s*[.=]`)
+	tomlHeader    = lazy.NewRegexp(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
+	tomlMemHeader = lazy.NewRegexp(`^` + tomlServers + `\s*\.\s*` + tomlMem + `(\s*\..*)?$`)
+	tomlDottedMem = lazy.NewRegexp(`^\s*` + tomlServers + `\s*\.\s*` + tomlMem + `\s*[.=]`)
+	tomlMemKey    = lazy.NewRegexp(`^\s*` + tomlMem + `\s*[.=]`)
+	tomlInline    = lazy.NewRegexp(`^\s*` + tomlServers + `\s*=`)
+	tomlServersH  = lazy.NewRegexp(`^` + tomlServers + `$`)
+	tomlInlineMem = lazy.NewRegexp(`[{,]\s*` + tomlMem + `\s*[.=]`)
 )
 
 // editCodexMCP adds, replaces or removes the [mcp_servers.mem] table (and
@@ -140,20 +145,20 @@ func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
 	for i, l := range lines {
 		// A line that begins inside a value (a multi-line string or array)
 		// is part of that value, whatever it looks like.
-		if m := tomlHeader.FindStringSubmatch(l); top[i] && m != nil {
+		if m := tomlHeader.Get().FindStringSubmatch(l); top[i] && m != nil {
 			current = m[1]
-			inMem = tomlMemHeader.MatchString(current)
+			inMem = tomlMemHeader.Get().MatchString(current)
 			if inMem && at < 0 {
 				at = len(kept)
 			}
-		} else if top[i] && !inMem && ((current == "" && tomlDottedMem.MatchString(l)) || (tomlServersH.MatchString(current) && tomlMemKey.MatchString(l))) {
+		} else if top[i] && !inMem && ((current == "" && tomlDottedMem.Get().MatchString(l)) || (tomlServersH.Get().MatchString(current) && tomlMemKey.Get().MatchString(l))) {
 			return nil, errors.New("mem is defined with a dotted or inline key: edit it by hand, see the README")
-		} else if top[i] && current == "" && tomlInline.MatchString(l) {
+		} else if top[i] && current == "" && tomlInline.Get().MatchString(l) {
 			value := l
 			for j := i + 1; j < len(lines) && !top[j]; j++ {
 				value += lines[j]
 			}
-			if tomlInlineMem.MatchString(value) {
+			if tomlInlineMem.Get().MatchString(value) {
 				return nil, errors.New("mem is defined inline in mcp_servers = {...}: edit it by hand, see the README")
 			}
 			if !remove {

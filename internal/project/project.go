@@ -9,10 +9,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/termsafe"
 )
 
@@ -162,7 +162,7 @@ func remoteURL(configPath string) string {
 	return first
 }
 
-var scpLike = regexp.MustCompile(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
+var scpLike = lazy.NewRegexp(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
 
 // NormalizeRemote turns the many spellings of one remote into one key:
 // git@github.com:Org/Repo.git, https://user@github.com/org/repo and
@@ -182,7 +182,7 @@ func NormalizeRemote(url string) string {
 		if strings.HasPrefix(u, "file://") {
 			return filepath.Clean("/" + path)
 		}
-	} else if m := scpLike.FindStringSubmatch(u); m != nil && !strings.HasPrefix(u, "/") {
+	} else if m := scpLike.Get().FindStringSubmatch(u); m != nil && !strings.HasPrefix(u, "/") {
 		host, path = m[1], m[2]
 	} else {
 		return filepath.Clean(u) // a local path remote

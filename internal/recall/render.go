@@ -404,17 +404,26 @@ func (prettyRenderer) group(it *item) string {
 	return groupNotes
 }
 
-var prettyTitles = map[string]string{
-	groupCurrent:   "This Session",
-	groupDecisions: "Key Decisions",
-	groupChanges:   "Recent Changes",
-	groupProblems:  "Open Problems",
-	groupNotes:     "Discoveries and Notes",
-	groupSessions:  "Recent Sessions",
+func prettyTitle(g string) string {
+	switch g {
+	case groupCurrent:
+		return "This Session"
+	case groupDecisions:
+		return "Key Decisions"
+	case groupChanges:
+		return "Recent Changes"
+	case groupProblems:
+		return "Open Problems"
+	case groupNotes:
+		return "Discoveries and Notes"
+	case groupSessions:
+		return "Recent Sessions"
+	}
+	return ""
 }
 
 func (r prettyRenderer) groupHead(g string) string {
-	t := r.paint(ansiBold+ansiCyan, prettyTitles[g])
+	t := r.paint(ansiBold+ansiCyan, prettyTitle(g))
 	if r.boxes {
 		return "├─ " + t + "\n"
 	}

@@ -1,10 +1,11 @@
 package search
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memhq/mem/internal/lazy"
 )
 
 // Span is a stretch of time a query names: a day, a month or a year.
@@ -18,25 +19,46 @@ type Span struct {
 // Contains reports whether t falls in the span.
 func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(s.To) }
 
-var months = map[string]time.Month{}
-
-func init() {
-	for m := time.January; m <= time.December; m++ {
-		name := strings.ToLower(m.String())
-		months[name] = m
-		months[name[:3]] = m
+// month returns the month a lower-case English name or abbreviation names
+// ("march", "mar", "sept"), or 0.
+func month(name string) time.Month {
+	switch name {
+	case "january", "jan":
+		return time.January
+	case "february", "feb":
+		return time.February
+	case "march", "mar":
+		return time.March
+	case "april", "apr":
+		return time.April
+	case "may":
+		return time.May
+	case "june", "jun":
+		return time.June
+	case "july", "jul":
+		return time.July
+	case "august", "aug":
+		return time.August
+	case "september", "sep", "sept":
+		return time.September
+	case "october", "oct":
+		return time.October
+	case "november", "nov":
+		return time.November
+	case "december", "dec":
+		return time.December
 	}
-	months["sept"] = time.September
+	return 0
 }
 
 const monthRe = `(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`
 
 var (
-	isoDate   = regexp.MustCompile(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`)
-	dayMonth  = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `\.?,?\s+(\d{4})\b`)
-	monthDay  = regexp.MustCompile(`(?i)\b` + monthRe + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
-	monthYear = regexp.MustCompile(`(?i)\b` + monthRe + `\.?,?\s+(?:of\s+)?(\d{4})\b`)
-	yearOnly  = regexp.MustCompile(`\b(19\d\d|20\d\d)\b`)
+	isoDate   = lazy.NewRegexp(`\b(\d{4})[-/](\d{1,2})[-/](\d{1,2})\b`)
+	dayMonth  = lazy.NewRegexp(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRe + `\.?,?\s+(\d{4})\b`)
+	monthDay  = lazy.NewRegexp(`(?i)\b` + monthRe + `\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
+	monthYear = lazy.NewRegexp(`(?i)\b` + monthRe + `\.?,?\s+(?:of\s+)?(\d{4})\b`)
+	yearOnly  = lazy.NewRegexp(`\b(19\d\d|20\d\d)\b`)
 )
 
 // Dates finds the dates a query names (2023-10-13, 13 October 2023,
@@ -69,28 +91,28 @@ func Dates(text string) []Span {
 		}
 		out = append(out, Span{From: from, To: from.AddDate(0, 0, 1), Precision: 1})
 	}
-	for _, loc := range isoDate.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range isoDate.Get().FindAllStringSubmatchIndex(text, -1) {
 		if take(loc) {
 			day(atoi(text[loc[2]:loc[3]]), atoi(text[loc[4]:loc[5]]), atoi(text[loc[6]:loc[7]]))
 		}
 	}
-	for _, loc := range dayMonth.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range dayMonth.Get().FindAllStringSubmatchIndex(text, -1) {
 		if take(loc) {
-			day(atoi(text[loc[6]:loc[7]]), int(months[strings.ToLower(text[loc[4]:loc[5]])]), atoi(text[loc[2]:loc[3]]))
+			day(atoi(text[loc[6]:loc[7]]), int(month(strings.ToLower(text[loc[4]:loc[5]]))), atoi(text[loc[2]:loc[3]]))
 		}
 	}
-	for _, loc := range monthDay.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range monthDay.Get().FindAllStringSubmatchIndex(text, -1) {
 		if take(loc) {
-			day(atoi(text[loc[6]:loc[7]]), int(months[strings.ToLower(text[loc[2]:loc[3]])]), atoi(text[loc[4]:loc[5]]))
+			day(atoi(text[loc[6]:loc[7]]), int(month(strings.ToLower(text[loc[2]:loc[3]]))), atoi(text[loc[4]:loc[5]]))
 		}
 	}
-	for _, loc := range monthYear.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range monthYear.Get().FindAllStringSubmatchIndex(text, -1) {
 		if take(loc) {
-			from := time.Date(atoi(text[loc[4]:loc[5]]), months[strings.ToLower(text[loc[2]:loc[3]])], 1, 0, 0, 0, 0, time.UTC)
+			from := time.Date(atoi(text[loc[4]:loc[5]]), month(strings.ToLower(text[loc[2]:loc[3]])), 1, 0, 0, 0, 0, time.UTC)
 			out = append(out, Span{From: from, To: from.AddDate(0, 1, 0), Precision: 0.5})
 		}
 	}
-	for _, loc := range yearOnly.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range yearOnly.Get().FindAllStringSubmatchIndex(text, -1) {
 		if take(loc) {
 			from := time.Date(atoi(text[loc[2]:loc[3]]), 1, 1, 0, 0, 0, 0, time.UTC)
 			out = append(out, Span{From: from, To: from.AddDate(1, 0, 0), Precision: 0.25})

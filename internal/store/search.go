@@ -235,7 +235,7 @@ func recent(ctx context.Context, tx *sqlx.Tx, q scope) ([]search.Scored, error) 
 		if !q.Wants(k) {
 			continue
 		}
-		kt := kindTables[k]
+		kt := kindTable(k)
 		where, args := filter(q, k, "t")
 		rows, err := tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t
 			WHERE `+where+` ORDER BY t.created_at DESC, t.id DESC LIMIT ?`, append(args, n)...)

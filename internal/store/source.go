@@ -33,7 +33,7 @@ func (s *source) Match(ctx context.Context, q search.Query, k search.Kind, match
 	if err != nil {
 		return nil, err
 	}
-	kt := kindTables[k]
+	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
 	bm := "bm25(" + kt.fts
 	for _, w := range weights {
@@ -51,7 +51,7 @@ func (s *source) Match(ctx context.Context, q search.Query, k search.Kind, match
 }
 
 func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) ([]int64, error) {
-	kt := kindTables[k]
+	kt := kindTable(k)
 	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
 		ORDER BY rowid DESC LIMIT ?`, unit, n)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) 
 }
 
 func (s *source) IDRange(ctx context.Context, k search.Kind) (lo, hi int64, err error) {
-	kt := kindTables[k]
+	kt := kindTable(k)
 	var span struct {
 		Lo int64 `db:"lo"`
 		Hi int64 `db:"hi"`
@@ -81,7 +81,7 @@ func (s *source) Filter(ctx context.Context, q search.Query, k search.Kind, ids 
 	if err != nil {
 		return nil, err
 	}
-	kt := kindTables[k]
+	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
 	query, inArgs, err := sqlx.In(`SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED WHERE t.id IN (?)`, ids)
 	if err != nil {
@@ -167,9 +167,15 @@ func textsOf[T any](recs map[int64]T, text func(T) string) map[int64]string {
 	return out
 }
 
-// kindTables names the table and full-text index of each kind.
-var kindTables = map[search.Kind]struct{ table, fts string }{
-	search.KindObservation: {"observations", "observations_fts"},
-	search.KindSummary:     {"summaries", "summaries_fts"},
-	search.KindPrompt:      {"prompts", "prompts_fts"},
+// kindTable names the table and full-text index of kind k.
+func kindTable(k search.Kind) (kt struct{ table, fts string }) {
+	switch k {
+	case search.KindObservation:
+		kt.table, kt.fts = "observations", "observations_fts"
+	case search.KindSummary:
+		kt.table, kt.fts = "summaries", "summaries_fts"
+	case search.KindPrompt:
+		kt.table, kt.fts = "prompts", "prompts_fts"
+	}
+	return kt
 }

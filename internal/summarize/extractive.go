@@ -3,10 +3,10 @@ package summarize
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/tokens"
 )
@@ -57,9 +57,7 @@ type draft struct {
 }
 
 var (
-	nextStep = regexp.MustCompile(`(?i)\b(next steps?|todo|to-do|remaining|follow[- ]up|still (need|to|has|have|fails?)|not yet|left to|should (also|next)|later)\b`)
-	filler   = map[string]bool{"yes": true, "no": true, "ok": true, "okay": true, "continue": true, "go on": true,
-		"go ahead": true, "thanks": true, "thank you": true, "do it": true, "proceed": true, "y": true, "n": true}
+	nextStep = lazy.NewRegexp(`(?i)\b(next steps?|todo|to-do|remaining|follow[- ]up|still (need|to|has|have|fails?)|not yet|left to|should (also|next)|later)\b`)
 )
 
 // unresolved marks a problem left open in next steps.
@@ -179,7 +177,7 @@ func extract(in Input) draft {
 		if len(strings.Fields(s)) < 3 || strings.HasSuffix(s, "?") {
 			continue
 		}
-		if nextStep.MatchString(s) {
+		if nextStep.Get().MatchString(s) {
 			if len(d.sec[secNext]) < 5 && seen.add(s) {
 				d.sec[secNext] = append(d.sec[secNext], strings.TrimRight(s, "."))
 			}
@@ -213,9 +211,18 @@ func extract(in Input) draft {
 	return d
 }
 
+// filler reports whether a prompt (lower case) only lets the agent go on.
+func filler(t string) bool {
+	switch t {
+	case "yes", "no", "ok", "okay", "continue", "go on", "go ahead", "thanks", "thank you", "do it", "proceed", "y", "n":
+		return true
+	}
+	return false
+}
+
 func isFiller(t string) bool {
 	t = strings.ToLower(strings.Trim(strings.TrimSpace(t), ".!"))
-	return t == "" || filler[t] || strings.HasPrefix(t, "/")
+	return t == "" || filler(t) || strings.HasPrefix(t, "/")
 }
 
 // resolved marks the problems and warnings that a later fix (a bugfix,

@@ -2,26 +2,26 @@ package summarize
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/tokens"
 )
 
 var (
-	codeFence = regexp.MustCompile("(?s)```.*?(```|$)")
-	markup    = strings.NewReplacer("**", "", "__", "", "`", "")
-	space     = regexp.MustCompile(`\s+`)
+	codeFence = lazy.NewRegexp("(?s)```.*?(```|$)")
+	markup    = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer { return strings.NewReplacer("**", "", "__", "", "`", "") }}
+	space     = lazy.NewRegexp(`\s+`)
 )
 
 // clean makes one line of readable text of s: code blocks and embedded JSON
 // are dropped, markdown emphasis and list markers removed, white space
 // collapsed, and the result cut at a word boundary to at most max runes.
 func clean(s string, max int) string {
-	s = codeFence.ReplaceAllString(s, " ")
+	s = codeFence.Get().ReplaceAllString(s, " ")
 	s = dropJSON(s)
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
@@ -31,8 +31,8 @@ func clean(s string, max int) string {
 			lines = append(lines, l)
 		}
 	}
-	s = markup.Replace(strings.Join(lines, " "))
-	s = strings.TrimSpace(space.ReplaceAllString(s, " "))
+	s = markup.Get().Replace(strings.Join(lines, " "))
+	s = strings.TrimSpace(space.Get().ReplaceAllString(s, " "))
 	return cut(s, max)
 }
 
@@ -111,7 +111,7 @@ func balanced(s string, i int) int {
 // sentences splits prose into sentences (at . ! ? followed by space, and at
 // line breaks), each cleaned.
 func sentences(s string, max int) []string {
-	s = codeFence.ReplaceAllString(s, "\n")
+	s = codeFence.Get().ReplaceAllString(s, "\n")
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
 		start := 0

@@ -1,10 +1,16 @@
 package text
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/memhq/mem/internal/lazy"
+)
 
 // xmlEscaper leaves ' alone: every attribute mem writes is in double quotes,
 // where ' is plain text, as it is between tags.
-var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+var xmlEscaper = &lazy.Value[*strings.Replacer]{New: func() *strings.Replacer {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+}}
 
 // EscapeXML makes s safe as XML text or as a double-quoted attribute value:
 // each invalid UTF-8 byte becomes U+FFFD, the characters XML 1.0 cannot carry
@@ -17,5 +23,5 @@ func EscapeXML(s string) string {
 		}
 		return r
 	}, s)
-	return xmlEscaper.Replace(s)
+	return xmlEscaper.Get().Replace(s)
 }

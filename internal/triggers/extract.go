@@ -6,11 +6,11 @@
 package triggers
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/text"
 )
 
@@ -103,15 +103,15 @@ func splitWords(s string) []string {
 }
 
 var (
-	pathExt   = regexp.MustCompile(`^[\w@~.-]*[\w-]\.(go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rb|rs|java|kt|kts|swift|c|h|cc|cpp|hpp|cs|php|scala|sql|sh|bash|zsh|ps1|yaml|yml|json|jsonl|toml|ini|cfg|conf|env|md|mdx|txt|rst|html|css|scss|vue|svelte|proto|graphql|tf|lua|ex|exs|erl|dart|zig|nix|lock|xml|gradle|mk|dockerfile)$`)
-	pathChars = regexp.MustCompile(`^[\w@~./+-]+$`)
+	pathExt   = lazy.NewRegexp(`^[\w@~.-]*[\w-]\.(go|mod|sum|ts|tsx|js|jsx|mjs|cjs|py|rb|rs|java|kt|kts|swift|c|h|cc|cpp|hpp|cs|php|scala|sql|sh|bash|zsh|ps1|yaml|yml|json|jsonl|toml|ini|cfg|conf|env|md|mdx|txt|rst|html|css|scss|vue|svelte|proto|graphql|tf|lua|ex|exs|erl|dart|zig|nix|lock|xml|gradle|mk|dockerfile)$`)
+	pathChars = lazy.NewRegexp(`^[\w@~./+-]+$`)
 )
 
 // asPath reports whether w looks like a file path: it has a directory part
 // ("internal/orders/refund.go", "./cmd/mem") or a known file extension
 // ("refund.go", "Makefile" is not). URLs and bare fractions are not paths.
 func asPath(w string) (string, bool) {
-	if strings.Contains(w, "://") || !pathChars.MatchString(w) || len(w) > 300 {
+	if strings.Contains(w, "://") || !pathChars.Get().MatchString(w) || len(w) > 300 {
 		return "", false
 	}
 	w = strings.TrimPrefix(w, "./")
@@ -122,7 +122,7 @@ func asPath(w string) (string, bool) {
 	if i := strings.LastIndex(w, "/"); i >= 0 {
 		base = w[i+1:]
 	}
-	if pathExt.MatchString(strings.ToLower(base)) {
+	if pathExt.Get().MatchString(strings.ToLower(base)) {
 		return w, true
 	}
 	if !strings.Contains(w, "/") {
@@ -212,11 +212,11 @@ func commonWord(w string) bool {
 // questionRe finds "how does X work", "what is X", "what did we decide
 // about X", "where is X", "why does X", "explain X" and the like; X runs to
 // the end of the clause.
-var questionRe = regexp.MustCompile(`(?i)\b(?:how\s+(?:does|do|did|is|are|can|should|would)|what\s+(?:is|are|was|were|does|do)|what's|where\s+(?:is|are|does|do)|where's|why\s+(?:does|do|did|is|are)|when\s+(?:does|do|did|is)|what\s+did\s+we\s+(?:decide|agree|choose|learn|find|say|do)\s+(?:about|on|for|with)|explain|tell\s+me\s+about|remind\s+me\s+(?:about|of|how|what|why))\s+([^?!;\n,]+)`)
+var questionRe = lazy.NewRegexp(`(?i)\b(?:how\s+(?:does|do|did|is|are|can|should|would)|what\s+(?:is|are|was|were|does|do)|what's|where\s+(?:is|are|does|do)|where's|why\s+(?:does|do|did|is|are)|when\s+(?:does|do|did|is)|what\s+did\s+we\s+(?:decide|agree|choose|learn|find|say|do)\s+(?:about|on|for|with)|explain|tell\s+me\s+about|remind\s+me\s+(?:about|of|how|what|why))\s+([^?!;\n,]+)`)
 
 func questions(prompt string) []string {
 	var out []string
-	for _, m := range questionRe.FindAllStringSubmatch(prompt, 4) {
+	for _, m := range questionRe.Get().FindAllStringSubmatch(prompt, 4) {
 		clause, _, _ := strings.Cut(m[1]+" ", ". ")
 		var words []string
 		for _, w := range strings.Fields(clause) {
