@@ -109,7 +109,7 @@ func installTarget(app *App, agent, scope string, pathOf func(agent, scope strin
 func agentFiles(file func(install.Agent) install.Paths) string {
 	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
 	var b strings.Builder
-	for _, a := range install.All {
+	for _, a := range install.All.Get() {
 		ps := file(a)
 		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, ps.User(home), ps.Project)
 	}

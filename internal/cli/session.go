@@ -42,7 +42,7 @@ func newSessionStartCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.ID, "session", "", "session id (required)")
 	var agents []string
-	for _, a := range install.All {
+	for _, a := range install.All.Get() {
 		agents = append(agents, a.Adapter.Agent())
 	}
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent name: "+strings.Join(agents, ", ")+", ...")

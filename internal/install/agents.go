@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/lazy"
 )
 
 // Agent is one agent mem works with and all mem knows about it. An agent is
@@ -22,12 +23,13 @@ type Agent struct {
 	MCP      MCP          // how mem's server entry is written there
 }
 
-// All is every agent, in the order usage lists them.
-var All = []Agent{Claude, Codex, Gemini, OpenCode}
+// All is every agent, in the order usage lists them. It is built on first
+// use: a call that needs no agent pays nothing at start.
+var All = lazy.Value[[]Agent]{New: func() []Agent { return []Agent{Claude(), Codex(), Gemini(), OpenCode()} }}
 
 // Lookup finds an agent by its name or an alias.
 func Lookup(name string) (Agent, bool) {
-	for _, a := range All {
+	for _, a := range All.Get() {
 		if a.Name == name || slices.Contains(a.Aliases, name) {
 			return a, true
 		}
@@ -37,8 +39,8 @@ func Lookup(name string) (Agent, bool) {
 
 // Names are the agents' names, in the order of All.
 func Names() []string {
-	names := make([]string, len(All))
-	for i, a := range All {
+	names := make([]string, len(All.Get()))
+	for i, a := range All.Get() {
 		names[i] = a.Name
 	}
 	return names

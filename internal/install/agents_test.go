@@ -7,7 +7,7 @@ import "testing"
 func TestAgentsAreComplete(t *testing.T) {
 	seen := map[string]bool{}
 	p := Places{Home: "/h", ConfigHome: "/h/.config", Root: "/r", Getenv: func(string) string { return "" }}
-	for _, a := range All {
+	for _, a := range All.Get() {
 		if a.Adapter == nil || a.Hooks == nil || a.MCP == nil || a.Settings.User == nil || a.MCPFile.User == nil ||
 			a.Settings.Project == "" || a.MCPFile.Project == "" {
 			t.Errorf("%s: incomplete: %+v", a.Name, a)

@@ -6,31 +6,33 @@ import (
 	"github.com/memhq/mem/internal/hook"
 )
 
-// Claude is Claude Code. Its PostToolUse fires for every tool; the matcher
+// Claude returns Claude Code. Its PostToolUse fires for every tool; the matcher
 // keeps the hook process for the tools capture reads.
-var Claude = Agent{
-	Name:    "claude",
-	Aliases: []string{"claude-code"},
-	Adapter: hook.Claude(hook.AgentClaude, "CLAUDE_PROJECT_DIR"),
-	Settings: Paths{
-		User:    func(p Places) string { return filepath.Join(p.Home, ".claude", "settings.json") },
-		Project: filepath.Join(".claude", "settings.json"),
-	},
-	Hooks: jsonHooks{timeout: 5, events: []hookEvent{
-		{"SessionStart", ""}, {"UserPromptSubmit", ""},
-		{"PostToolUse", "Edit|MultiEdit|Write|NotebookEdit|Bash|Read|Grep|Glob"},
-		{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},
-		{"PreCompact", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
-	}},
-	MCPFile: Paths{
-		User:    func(p Places) string { return filepath.Join(p.Home, ".claude.json") },
-		Project: ".mcp.json",
-	},
-	MCP: jsonMCP{key: "mcpServers", entry: func(bin string, args []string) *object {
-		e := newObject()
-		e.set("type", "stdio")
-		e.set("command", bin)
-		e.set("args", list(args))
-		return e
-	}},
+func Claude() Agent {
+	return Agent{
+		Name:    "claude",
+		Aliases: []string{"claude-code"},
+		Adapter: hook.Claude(hook.AgentClaude, "CLAUDE_PROJECT_DIR"),
+		Settings: Paths{
+			User:    func(p Places) string { return filepath.Join(p.Home, ".claude", "settings.json") },
+			Project: filepath.Join(".claude", "settings.json"),
+		},
+		Hooks: jsonHooks{timeout: 5, events: []hookEvent{
+			{"SessionStart", ""}, {"UserPromptSubmit", ""},
+			{"PostToolUse", "Edit|MultiEdit|Write|NotebookEdit|Bash|Read|Grep|Glob"},
+			{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},
+			{"PreCompact", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
+		}},
+		MCPFile: Paths{
+			User:    func(p Places) string { return filepath.Join(p.Home, ".claude.json") },
+			Project: ".mcp.json",
+		},
+		MCP: jsonMCP{key: "mcpServers", entry: func(bin string, args []string) *object {
+			e := newObject()
+			e.set("type", "stdio")
+			e.set("command", bin)
+			e.set("args", list(args))
+			return e
+		}},
+	}
 }

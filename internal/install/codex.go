@@ -6,24 +6,26 @@ import (
 	"github.com/memhq/mem/internal/hook"
 )
 
-// Codex is Codex CLI: Claude Code's hook protocol and settings shape, MCP
+// Codex returns Codex CLI: Claude Code's hook protocol and settings shape, MCP
 // servers in its config.toml.
-var Codex = Agent{
-	Name:    "codex",
-	Adapter: hook.Claude(hook.AgentCodex, ""),
-	Settings: Paths{
-		User:    func(p Places) string { return filepath.Join(codexHome(p), "hooks.json") },
-		Project: filepath.Join(".codex", "hooks.json"),
-	},
-	Hooks: jsonHooks{timeout: 5, events: []hookEvent{
-		{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""},
-	}},
-	Notes: []string{"Codex runs hooks only with [features] codex_hooks = true in its config.toml"},
-	MCPFile: Paths{
-		User:    func(p Places) string { return filepath.Join(codexHome(p), "config.toml") },
-		Project: filepath.Join(".codex", "config.toml"),
-	},
-	MCP: codexTOML{},
+func Codex() Agent {
+	return Agent{
+		Name:    "codex",
+		Adapter: hook.Claude(hook.AgentCodex, ""),
+		Settings: Paths{
+			User:    func(p Places) string { return filepath.Join(codexHome(p), "hooks.json") },
+			Project: filepath.Join(".codex", "hooks.json"),
+		},
+		Hooks: jsonHooks{timeout: 5, events: []hookEvent{
+			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""},
+		}},
+		Notes: []string{"Codex runs hooks only with [features] codex_hooks = true in its config.toml"},
+		MCPFile: Paths{
+			User:    func(p Places) string { return filepath.Join(codexHome(p), "config.toml") },
+			Project: filepath.Join(".codex", "config.toml"),
+		},
+		MCP: codexTOML{},
+	}
 }
 
 // codexHome is CODEX_HOME, or ~/.codex.

@@ -6,28 +6,30 @@ import (
 	"github.com/memhq/mem/internal/hook"
 )
 
-// Gemini is Gemini CLI: Claude-like settings under its own event names,
+// Gemini returns Gemini CLI: Claude-like settings under its own event names,
 // hook entries named, timeouts in milliseconds.
-var Gemini = Agent{
-	Name:    "gemini",
-	Adapter: hook.Gemini(),
-	Settings: Paths{
-		User:    func(p Places) string { return filepath.Join(p.Home, ".gemini", "settings.json") },
-		Project: filepath.Join(".gemini", "settings.json"),
-	},
-	Hooks: jsonHooks{timeout: 5000, named: true, events: []hookEvent{
-		{"SessionStart", ""}, {"BeforeAgent", ""},
-		{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|search_file_content|list_directory"},
-		{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
-	}},
-	MCPFile: Paths{
-		User:    func(p Places) string { return filepath.Join(p.Home, ".gemini", "settings.json") },
-		Project: filepath.Join(".gemini", "settings.json"),
-	},
-	MCP: jsonMCP{key: "mcpServers", entry: func(bin string, args []string) *object {
-		e := newObject()
-		e.set("command", bin)
-		e.set("args", list(args))
-		return e
-	}},
+func Gemini() Agent {
+	return Agent{
+		Name:    "gemini",
+		Adapter: hook.Gemini(),
+		Settings: Paths{
+			User:    func(p Places) string { return filepath.Join(p.Home, ".gemini", "settings.json") },
+			Project: filepath.Join(".gemini", "settings.json"),
+		},
+		Hooks: jsonHooks{timeout: 5000, named: true, events: []hookEvent{
+			{"SessionStart", ""}, {"BeforeAgent", ""},
+			{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|search_file_content|list_directory"},
+			{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
+		}},
+		MCPFile: Paths{
+			User:    func(p Places) string { return filepath.Join(p.Home, ".gemini", "settings.json") },
+			Project: filepath.Join(".gemini", "settings.json"),
+		},
+		MCP: jsonMCP{key: "mcpServers", entry: func(bin string, args []string) *object {
+			e := newObject()
+			e.set("command", bin)
+			e.set("args", list(args))
+			return e
+		}},
+	}
 }

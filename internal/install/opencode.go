@@ -11,27 +11,29 @@ import (
 	"github.com/memhq/mem/scripts/hooks/opencode"
 )
 
-// OpenCode is OpenCode: its hooks are mem's own plugin, a file install
+// OpenCode returns OpenCode: its hooks are mem's own plugin, a file install
 // writes whole (scripts/hooks/opencode).
-var OpenCode = Agent{
-	Name:    "opencode",
-	Adapter: hook.OpenCode(),
-	Settings: Paths{
-		User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "plugins", "mem.js") },
-		Project: filepath.Join(".opencode", "plugins", "mem.js"),
-	},
-	Hooks: opencodePlugin{},
-	MCPFile: Paths{
-		User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "opencode.json") },
-		Project: "opencode.json",
-	},
-	MCP: jsonMCP{key: "mcp", entry: func(bin string, args []string) *object {
-		e := newObject()
-		e.set("type", "local")
-		e.set("command", list(append([]string{bin}, args...)))
-		e.set("enabled", true)
-		return e
-	}},
+func OpenCode() Agent {
+	return Agent{
+		Name:    "opencode",
+		Adapter: hook.OpenCode(),
+		Settings: Paths{
+			User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "plugins", "mem.js") },
+			Project: filepath.Join(".opencode", "plugins", "mem.js"),
+		},
+		Hooks: opencodePlugin{},
+		MCPFile: Paths{
+			User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "opencode.json") },
+			Project: "opencode.json",
+		},
+		MCP: jsonMCP{key: "mcp", entry: func(bin string, args []string) *object {
+			e := newObject()
+			e.set("type", "local")
+			e.set("command", list(append([]string{bin}, args...)))
+			e.set("enabled", true)
+			return e
+		}},
+	}
 }
 
 const pluginMarker = "@memhq/mem opencode plugin"
