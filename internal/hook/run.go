@@ -24,8 +24,11 @@ import (
 const MaxEvent = 64 << 20
 
 // SettleFor is how long a hook whose deadline passed still waits for its
-// event to be recorded or spooled (Handler.Settle), having replied nothing.
-const SettleFor = time.Second
+// event to be recorded or spooled (Handler.Settle), having replied nothing:
+// on a machine too loaded to run it in time, the editor waits a little
+// longer rather than lose the event. Deadline and SettleFor stay under the
+// 5 s timeout mem install gives the editors.
+const SettleFor = 2500 * time.Millisecond
 
 // Runner runs one hook invocation: read the event, handle it, write the
 // reply. It never fails: every problem is logged and the editor gets a
