@@ -84,7 +84,7 @@ func commandOutput(c Call) output {
 			}
 		}
 	}
-	out.text = privacy.Filter(clip(privacy.StripPrivate(out.text)))
+	out.text = privacy.Filter(clip(privacy.Strip(out.text)))
 	return out
 }
 
