@@ -73,7 +73,7 @@ var toolKinds = map[string]string{
 	"local_shell": kindCommand, "container.exec": kindCommand,
 	"read": kindRead, "read_file": kindRead, "read_many_files": kindRead, "notebookread": kindRead, "view": kindRead,
 	"grep": kindSearch, "glob": kindSearch, "ls": kindSearch, "list": kindSearch, "list_directory": kindSearch,
-	"search_file_content": kindSearch, "codesearch": kindSearch,
+	"search_file_content": kindSearch, "grep_search": kindSearch, "codesearch": kindSearch,
 }
 
 // Kind reports how capture treats a tool name ("" when it ignores it).
@@ -101,7 +101,7 @@ func Analyze(c Call, w Where) Result {
 	case kindCommand:
 		return commandResult(c, in, w)
 	case kindRead, kindSearch:
-		return Result{FilesRead: readPaths(c, in, w)}
+		return Result{FilesRead: readPaths(c, in, w, Kind(c.Tool) == kindSearch)}
 	}
 	return Result{}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,7 +141,7 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 	if out.interrupted && !c.Failed {
 		return Result{} // the user stopped it: neither a failure nor a pass
 	}
-	check := isCheck(cmd)
+	check := isCheck(cmd) || nodeTest(cmd)
 	failed := c.Failed
 	switch {
 	case failed:
@@ -149,14 +150,17 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 	case readOnly(cmd):
 		failed = false
 	default:
-		failed = looksFailed(out.text)
+		// No exit code (Codex gives the output alone): only output that
+		// says so is a failure.
+		failed = looksFailed(out.text) || testsFailed(out.text)
 	}
 	run := &Run{Command: cmd, Failed: failed, IsCheck: check}
 	if !failed {
+		reads := relPaths(shellReads(cmd, out.text), w)
 		if check {
-			return Result{Check: run}
+			return Result{Check: run, FilesRead: reads}
 		}
-		return Result{}
+		return Result{FilesRead: reads}
 	}
 	errLine := errorLine(out.text)
 	short := cut(firstLine(cmd, 200), 100)
@@ -226,6 +230,33 @@ var checkRe = regexp.MustCompile(`(?:^|[;&|(]\s*|\s)(?:go (?:test|build|vet|run)
 	`ctest|bazel (?:test|build)|phpunit|deno (?:test|check)|scripts/test)\b`)
 
 func isCheck(cmd string) bool { return checkRe.MatchString(cmd) }
+
+// nodeTest reports whether cmd runs Node's own test runner.
+func nodeTest(cmd string) bool {
+	for _, seg := range shellSegments(cmd) {
+		words := shellWords(seg)
+		if len(words) > 1 && words[0] == "node" && slices.Contains(words[1:], "--test") {
+			return true
+		}
+	}
+	return false
+}
+
+// testsFailed reports whether a test runner's summary counts failures: TAP
+// ("# fail 1") or Node's spec reporter ("ℹ fail 1").
+func testsFailed(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"# fail ", "ℹ fail "} {
+			if n, ok := strings.CutPrefix(l, p); ok {
+				if k, err := strconv.Atoi(strings.TrimSpace(n)); err == nil && k > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
 
 // readOnlyPrograms print what they find; a match on "error" in their output
 // is data, not a failure.
@@ -318,31 +349,44 @@ func failingTests(text string) []string {
 	return out
 }
 
-// readPaths lists the files and folders a read or search call looked at.
-func readPaths(c Call, in map[string]any, w Where) []string {
-	var paths []string
-	add := func(p string) {
-		if p = rel(clean(p), w); p != "" && p != "." {
-			paths = append(paths, p)
-		}
-	}
-	add(str(in, "file_path", "filePath", "absolute_path", "notebook_path", "path", "dir_path"))
+// readPaths lists the files and folders a read or search call looked at;
+// for a search, the files its output names too.
+func readPaths(c Call, in map[string]any, w Where, search bool) []string {
+	paths := []string{str(in, "file_path", "filePath", "absolute_path", "notebook_path", "path", "dir_path")}
 	if list, ok := in["paths"].([]any); ok {
 		for _, p := range list {
 			if s, ok := p.(string); ok {
-				add(s)
+				paths = append(paths, s)
 			}
 		}
 	}
 	resp := decodeObject(c.Response)
 	if list, ok := resp["filenames"].([]any); ok { // Claude's Grep and Glob
 		for i, p := range list {
-			if i == 20 {
+			if i == maxHits {
 				break
 			}
 			if s, ok := p.(string); ok {
-				add(s)
+				paths = append(paths, s)
 			}
+		}
+	} else if search && hitTools[strings.ToLower(c.Tool)] {
+		// Gemini's grep_search and glob, OpenCode's grep and glob: text.
+		paths = append(paths, searchHits(commandOutput(c).text)...)
+	}
+	return relPaths(paths, w)
+}
+
+// hitTools are the search tools whose output names the files found.
+var hitTools = map[string]bool{"grep": true, "glob": true, "grep_search": true, "search_file_content": true}
+
+// relPaths filters paths and makes them relative to the project root,
+// leaving out blanks and the root itself.
+func relPaths(list []string, w Where) []string {
+	var paths []string
+	for _, p := range list {
+		if p = rel(clean(p), w); p != "" && p != "." {
+			paths = append(paths, p)
 		}
 	}
 	return memory.CleanList(paths)
