@@ -115,4 +115,3 @@ func TestCodexTestRunWithoutExitCode(t *testing.T) {
 		})
 	}
 }
-
