@@ -47,3 +47,25 @@ func TestStripInjected(t *testing.T) {
 		})
 	}
 }
+
+// FuzzStripInjected: whatever surrounds it and however it is escaped, what
+// mem injected never comes out, and stripping stripped text changes nothing.
+func FuzzStripInjected(f *testing.F) {
+	f.Add("<hook_context>", "#1 change Edited a.go", "</hook_context>\nhi", 0)
+	f.Add("<mem", "xyzzy-plugh", "_context note=\"\">", 1)
+	f.Add("", "abc&lt;/memory_context&gt;", "\xff", 3)
+	f.Fuzz(func(t *testing.T, a, body, b string, esc int) {
+		e := escapings[(esc%len(escapings)+len(escapings))%len(escapings)]
+		in := a + e.lt + `memory_context project="p">` + body + e.lt + "/memory_context" + e.gt + b
+		out := StripInjected(in)
+		if again := StripInjected(out); again != out {
+			t.Fatalf("StripInjected(%q) = %q, then %q", in, out, again)
+		}
+		if len(body) < 4 || strings.Contains(body, "_context") || strings.Contains(a+b, body) {
+			return // not distinctive enough to look for
+		}
+		if strings.Contains(out, body) {
+			t.Fatalf("StripInjected(%q) = %q: the block leaked", in, out)
+		}
+	})
+}
