@@ -344,6 +344,13 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.s = s
+		if t.ev.Agent == AgentGemini {
+			// The start block replaces a compaction block still to come: the
+			// model would get the memory twice.
+			if _, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted); err != nil {
+				return err
+			}
+		}
 	case KindSystem:
 		return t.ensure(ctx)
 	case KindCompacted:

@@ -227,6 +227,20 @@ func TestPromptContextGetsTheRoomLeft(t *testing.T) {
 	}
 }
 
+// A Gemini session resumed after a /compress gets the start block, and not
+// the compaction block on top of it at its next prompt.
+func TestGeminiResumeDropsPendingCompactionBlock(t *testing.T) {
+	r := newRig(t)
+	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
+	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress","trigger":"manual"}`)
+	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"SessionStart","source":"resume"}`); !strings.Contains(got, "additionalContext") {
+		t.Fatalf("resume: want the start block, got %s", got)
+	}
+	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"go on"}`); strings.Contains(got, `mode=\"compact\"`) {
+		t.Fatalf("the compaction block came on top of the start block: %s", got)
+	}
+}
+
 // dumpTable returns every value of every row of table as text.
 func dumpTable(t *testing.T, db *store.DB, table string) string {
 	t.Helper()
