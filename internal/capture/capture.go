@@ -77,7 +77,7 @@ func Kind(tool string) string {
 		return kindCommand
 	case "read", "read_file", "read_many_files", "notebookread", "view":
 		return kindRead
-	case "grep", "glob", "ls", "list", "list_directory", "search_file_content", "codesearch":
+	case "grep", "glob", "ls", "list", "list_directory", "search_file_content", "grep_search", "codesearch":
 		return kindSearch
 	}
 	return ""
@@ -105,7 +105,7 @@ func Analyze(c Call, w Where) Result {
 	case kindCommand:
 		return commandResult(c, in, w)
 	case kindRead, kindSearch:
-		return Result{FilesRead: readPaths(c, in, w)}
+		return Result{FilesRead: readPaths(c, in, w, Kind(c.Tool) == kindSearch)}
 	}
 	return Result{}
 }
@@ -126,12 +126,12 @@ func observe(o *memory.Observation, w Where) Result {
 }
 
 // clean is the privacy filter every extracted text passes first. Capture
-// keeps only short excerpts, so texts are bounded, but private parts go
-// first, from the whole text (a tag past the bound would otherwise be lost
-// and what it hides kept), and the bound never splits a secret. Redacting is
+// keeps only short excerpts, so texts are bounded, but private parts and
+// the blocks mem injected go first, from the whole text (a tag past the
+// bound would otherwise be lost and what it hides kept), and the bound never splits a secret. Redacting is
 // what costs, so it runs on the bounded text only.
 func clean(s string) string {
-	return privacy.Filter(headOf(privacy.StripPrivate(s), maxText))
+	return privacy.Filter(headOf(privacy.Strip(s), maxText))
 }
 
 // headOf returns at most the first n bytes of s (already stripped of private

@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,7 +85,7 @@ func commandOutput(c Call) output {
 			}
 		}
 	}
-	out.text = privacy.Filter(clip(privacy.StripPrivate(out.text)))
+	out.text = privacy.Filter(clip(privacy.Strip(out.text)))
 	return out
 }
 
@@ -140,7 +141,7 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 	if out.interrupted && !c.Failed {
 		return Result{} // the user stopped it: neither a failure nor a pass
 	}
-	check := isCheck(cmd)
+	check := isCheck(cmd) || nodeTest(cmd)
 	failed := c.Failed
 	switch {
 	case failed:
@@ -149,14 +150,17 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 	case readOnly(cmd):
 		failed = false
 	default:
-		failed = looksFailed(out.text)
+		// No exit code (Codex gives the output alone): only output that
+		// says so is a failure.
+		failed = looksFailed(out.text) || testsFailed(out.text)
 	}
 	run := &Run{Command: cmd, Failed: failed, IsCheck: check}
 	if !failed {
+		reads := relPaths(shellReads(cmd, out.text), w)
 		if check {
-			return Result{Check: run}
+			return Result{Check: run, FilesRead: reads}
 		}
-		return Result{}
+		return Result{FilesRead: reads}
 	}
 	errLine := errorLine(out.text)
 	short := cut(firstLine(cmd, 200), 100)
@@ -235,6 +239,33 @@ func readOnlyProgram(name string) bool {
 		"jq", "echo", "printf", "which", "file", "stat", "du", "df", "git", "nl", "sort", "uniq", "diff",
 		"pwd", "env", "type", "man":
 		return true
+	}
+	return false
+}
+
+// nodeTest reports whether cmd runs Node's own test runner.
+func nodeTest(cmd string) bool {
+	for _, seg := range shellSegments(cmd) {
+		words := shellWords(seg)
+		if len(words) > 1 && words[0] == "node" && slices.Contains(words[1:], "--test") {
+			return true
+		}
+	}
+	return false
+}
+
+// testsFailed reports whether a test runner's summary counts failures: TAP
+// ("# fail 1") or Node's spec reporter ("ℹ fail 1").
+func testsFailed(text string) bool {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"# fail ", "ℹ fail "} {
+			if n, ok := strings.CutPrefix(l, p); ok {
+				if k, err := strconv.Atoi(strings.TrimSpace(n)); err == nil && k > 0 {
+					return true
+				}
+			}
+		}
 	}
 	return false
 }
@@ -321,31 +352,50 @@ func failingTests(text string) []string {
 	return out
 }
 
-// readPaths lists the files and folders a read or search call looked at.
-func readPaths(c Call, in map[string]any, w Where) []string {
-	var paths []string
-	add := func(p string) {
-		if p = rel(clean(p), w); p != "" && p != "." {
-			paths = append(paths, p)
-		}
-	}
-	add(str(in, "file_path", "filePath", "absolute_path", "notebook_path", "path", "dir_path"))
+// readPaths lists the files and folders a read or search call looked at;
+// for a search, the files its output names too.
+func readPaths(c Call, in map[string]any, w Where, search bool) []string {
+	paths := []string{str(in, "file_path", "filePath", "absolute_path", "notebook_path", "path", "dir_path")}
 	if list, ok := in["paths"].([]any); ok {
 		for _, p := range list {
 			if s, ok := p.(string); ok {
-				add(s)
+				paths = append(paths, s)
 			}
 		}
 	}
 	resp := decodeObject(c.Response)
 	if list, ok := resp["filenames"].([]any); ok { // Claude's Grep and Glob
 		for i, p := range list {
-			if i == 20 {
+			if i == maxHits {
 				break
 			}
 			if s, ok := p.(string); ok {
-				add(s)
+				paths = append(paths, s)
 			}
+		}
+	} else if search && hitTool(strings.ToLower(c.Tool)) {
+		// Gemini's grep_search and glob, OpenCode's grep and glob: text.
+		paths = append(paths, searchHits(commandOutput(c).text)...)
+	}
+	return relPaths(paths, w)
+}
+
+// hitTool reports whether a search tool's output names the files found.
+func hitTool(name string) bool {
+	switch name {
+	case "grep", "glob", "grep_search", "search_file_content":
+		return true
+	}
+	return false
+}
+
+// relPaths filters paths and makes them relative to the project root,
+// leaving out blanks and the root itself.
+func relPaths(list []string, w Where) []string {
+	var paths []string
+	for _, p := range list {
+		if p = rel(clean(p), w); p != "" && p != "." {
+			paths = append(paths, p)
 		}
 	}
 	return memory.CleanList(paths)

@@ -73,6 +73,11 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 		ev.Kind, ev.Message = KindStop, text(e.LastMessage)
 	case "SubagentStop":
 		ev.Kind, ev.Message = KindSubagentStop, text(e.LastMessage)
+		if ev.ParentID != "" && ev.AgentType == "" {
+			// Claude Code's /compact runs as a subagent of no type: a
+			// compaction, neither a session nor memory.
+			ev.Kind = KindIgnored
+		}
 	case "SessionEnd":
 		ev.Kind = KindSessionEnd
 	}

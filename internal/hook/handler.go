@@ -344,6 +344,13 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.s = s
+		if t.ev.Agent == AgentGemini {
+			// The start block replaces a compaction block still to come: the
+			// model would get the memory twice.
+			if _, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted); err != nil {
+				return err
+			}
+		}
 	case KindSystem:
 		return t.ensure(ctx)
 	case KindCompacted:
@@ -372,7 +379,10 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.checkpoint(ctx)
-		if t.ev.Agent == AgentGemini {
+		// Gemini fires an automatic PreCompress before it checks its
+		// threshold, on every turn, compressed or not: only /compress
+		// (manual) is known to compress, so only it is followed by the block.
+		if t.ev.Agent == AgentGemini && t.ev.Source == "manual" {
 			if _, err := t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompacted, t.at); err != nil {
 				return err
 			}

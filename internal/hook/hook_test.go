@@ -91,21 +91,31 @@ func TestRecallBlocksPerAgent(t *testing.T) {
 	}
 }
 
+// Gemini fires PreCompress "auto" before it checks its threshold, on every
+// turn, whether it then compresses or not (recorded: 27 in one run, none
+// compressed); "manual" is /compress, which always compresses.
 func TestGeminiCompactionBlockComesWithTheNextPrompt(t *testing.T) {
-	r := newRig(t)
-	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
-	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress","trigger":"auto"}`); got != "" {
-		t.Fatalf("PreCompress takes no context, got %s", got)
-	}
-	if len(r.summary) != 1 {
-		t.Fatalf("PreCompress should checkpoint: %v", r.summary)
-	}
-	got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"go on"}`)
-	if !strings.Contains(got, `"hookEventName":"BeforeAgent"`) || !strings.Contains(got, `mode=\"compact\"`) {
-		t.Fatalf("BeforeAgent after compression: %s", got)
-	}
-	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"and again"}`); got != "" {
-		t.Fatalf("the compaction block comes once, got %s", got)
+	for _, tc := range []struct {
+		trigger string
+		block   bool
+	}{{"manual", true}, {"auto", false}, {"", false}} {
+		t.Run("trigger "+tc.trigger, func(t *testing.T) {
+			r := newRig(t)
+			r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
+			if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress","trigger":"`+tc.trigger+`"}`); got != "" {
+				t.Fatalf("PreCompress takes no context, got %s", got)
+			}
+			if len(r.summary) != 1 {
+				t.Fatalf("PreCompress should checkpoint: %v", r.summary)
+			}
+			got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"go on"}`)
+			if has := strings.Contains(got, `mode=\"compact\"`); has != tc.block {
+				t.Fatalf("BeforeAgent after PreCompress %q: compaction block %v, want %v: %s", tc.trigger, has, tc.block, got)
+			}
+			if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"and again"}`); got != "" {
+				t.Fatalf("the compaction block comes once, got %s", got)
+			}
+		})
 	}
 }
 
@@ -207,13 +217,27 @@ func TestPromptContextGetsTheRoomLeft(t *testing.T) {
 		rooms = append(rooms, c.Room)
 		return "ctx", nil
 	}
-	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress"}`)
+	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress","trigger":"manual"}`)
 	got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"go on"}`)
 	if !strings.Contains(got, "compaction block") || !strings.Contains(got, "ctx") {
 		t.Fatalf("reply %s", got)
 	}
 	if len(rooms) == 0 || rooms[len(rooms)-1] != 100-18 {
 		t.Fatalf("rooms offered %v, want the last to be %d", rooms, 100-18)
+	}
+}
+
+// A Gemini session resumed after a /compress gets the start block, and not
+// the compaction block on top of it at its next prompt.
+func TestGeminiResumeDropsPendingCompactionBlock(t *testing.T) {
+	r := newRig(t)
+	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
+	r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"PreCompress","trigger":"manual"}`)
+	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"SessionStart","source":"resume"}`); !strings.Contains(got, "additionalContext") {
+		t.Fatalf("resume: want the start block, got %s", got)
+	}
+	if got := r.run(t, "gemini", `{"session_id":"g1","cwd":"/w","hook_event_name":"BeforeAgent","prompt":"go on"}`); strings.Contains(got, `mode=\"compact\"`) {
+		t.Fatalf("the compaction block came on top of the start block: %s", got)
 	}
 }
 

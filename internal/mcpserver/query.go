@@ -54,6 +54,7 @@ type SearchOutput struct {
 	Results    []IndexEntry `json:"results"`
 	Count      int          `json:"count" jsonschema:"results on this page"`
 	NextOffset int          `json:"next_offset,omitempty" jsonschema:"offset of the next page, when there may be one"`
+	Next       string       `json:"next" jsonschema:"how to go on from these results"`
 }
 
 // TimelineInput is the argument of timeline: one anchor and the window.
@@ -70,6 +71,7 @@ type TimelineOutput struct {
 	Session string       `json:"session" jsonschema:"the session the timeline is in"`
 	Anchor  int64        `json:"anchor,omitempty" jsonschema:"the observation it is around"`
 	Entries []IndexEntry `json:"entries" jsonschema:"the session's prompts and observations in time order"`
+	Next    string       `json:"next,omitempty" jsonschema:"how to go on from these entries"`
 }
 
 func (s *Server) addQueryTools() {
@@ -103,7 +105,8 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	if len(hits) == q.Limit {
 		out.NextOffset = q.Offset + q.Limit
 	}
-	return textResult(renderSearch(in.Query, out)), out, nil
+	out.Next = searchNext(in.Query, out)
+	return textResult(renderSearch(out)), out, nil
 }
 
 // searchQuery checks search's arguments and turns them into a query of
@@ -201,6 +204,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 	if len(hits) > 0 {
 		out.Session = hits[0].SessionID
 	}
+	out.Next = timelineNext(out)
 	return textResult(renderTimeline(out)), out, nil
 }
 
@@ -248,25 +252,34 @@ func observationIDs(es []IndexEntry) string {
 	return strings.Join(ids, ", ")
 }
 
-// renderSearch is search's text content: one line per result, then how to go on.
-func renderSearch(query string, out SearchOutput) string {
-	var b strings.Builder
+// searchNext tells how to go on from search's results. Clients that give
+// the model the structured result rather than the text (Claude Code, Codex)
+// find it in the next field.
+func searchNext(query string, out SearchOutput) string {
 	if len(out.Results) == 0 {
-		b.WriteString("No observations found")
+		found := "No observations found"
 		if query != "" {
-			fmt.Fprintf(&b, " for %q", query)
+			found += fmt.Sprintf(" for %q", query)
 		}
-		b.WriteString(". Try other words, fewer filters or all_projects.\n")
-		return b.String()
+		return found + ". Try other words, fewer filters or all_projects."
 	}
+	next := fmt.Sprintf("Next: timeline with an id for what happened around it; get_observations with the relevant ids of [%s] for full records.", observationIDs(out.Results))
+	if out.NextOffset > 0 {
+		next += fmt.Sprintf(" More results: offset %d.", out.NextOffset)
+	}
+	return next
+}
+
+// renderSearch is search's text content: one line per result, then how to go on.
+func renderSearch(out SearchOutput) string {
+	var b strings.Builder
 	for _, e := range out.Results {
 		b.WriteString(entryLine(e) + "\n")
 	}
-	fmt.Fprintf(&b, "\nNext: timeline with an id for what happened around it; get_observations with the relevant ids of [%s] for full records.", observationIDs(out.Results))
-	if out.NextOffset > 0 {
-		fmt.Fprintf(&b, " More results: offset %d.", out.NextOffset)
+	if len(out.Results) > 0 {
+		b.WriteByte('\n')
 	}
-	b.WriteByte('\n')
+	b.WriteString(out.Next + "\n")
 	return b.String()
 }
 
@@ -285,8 +298,16 @@ func renderTimeline(out TimelineOutput) string {
 		}
 		b.WriteString(mark + entryLine(e) + "\n")
 	}
-	if ids := observationIDs(out.Entries); ids != "" {
-		fmt.Fprintf(&b, "\nFull records: get_observations with the relevant ids of [%s].\n", ids)
+	if out.Next != "" {
+		b.WriteString("\n" + out.Next + "\n")
 	}
 	return b.String()
+}
+
+// timelineNext tells how to go on from timeline's entries, like searchNext.
+func timelineNext(out TimelineOutput) string {
+	if ids := observationIDs(out.Entries); ids != "" {
+		return fmt.Sprintf("Full records: get_observations with the relevant ids of [%s].", ids)
+	}
+	return ""
 }

@@ -42,6 +42,16 @@ func testSearch(t *testing.T, start starter) {
 	if txt := text(res); !strings.Contains(txt, "#1 2026-03-01 12:00 decision: Use WAL") || !strings.Contains(txt, "get_observations") {
 		t.Errorf("text content:\n%s", txt)
 	}
+	// Claude Code and Codex give the model the structured result, not the
+	// text: it carries how to go on too.
+	if !strings.HasPrefix(out.Next, "Next: timeline") || !strings.Contains(out.Next, "get_observations") || !strings.Contains(text(res), out.Next) {
+		t.Errorf("structured next %q; text:\n%s", out.Next, text(res))
+	}
+	var none SearchOutput
+	structured(t, call(t, f.cs, "search", map[string]any{"query": "zzqx nothing"}), &none)
+	if !strings.Contains(none.Next, "Try other words") {
+		t.Errorf("no results: next %q", none.Next)
+	}
 
 	for _, tc := range []struct {
 		name string
@@ -110,6 +120,9 @@ func testTimeline(t *testing.T, start starter) {
 	}
 	if !out.Entries[2].Anchor || out.Entries[1].Anchor || out.Entries[1].ID != 1 {
 		t.Errorf("entries %+v, want #1 then #2 marked as anchor", out.Entries)
+	}
+	if !strings.Contains(out.Next, "get_observations") || !strings.Contains(out.Next, "[1, 2]") {
+		t.Errorf("structured next %q", out.Next)
 	}
 	if txt := text(res); !strings.Contains(txt, "> #2 ") || !strings.Contains(txt, "[1, 2]") {
 		t.Errorf("text content:\n%s", txt)

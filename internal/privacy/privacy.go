@@ -19,10 +19,23 @@ const (
 	closeTag = "</private>"
 )
 
-// Filter returns text with private parts removed and secrets redacted. An
-// unclosed <private> hides everything after it. Tags match in any case.
+// Filter returns text with private parts and the blocks mem injected
+// removed (StripInjected), and secrets redacted. An unclosed <private> hides
+// everything after it. Private tags match in any case.
 func Filter(text string) string {
-	return Redact(StripPrivate(text))
+	return Redact(Strip(text))
+}
+
+// Strip removes private parts and injected blocks until neither is left:
+// removing one may join the halves of the other's tag.
+func Strip(text string) string {
+	for {
+		s := StripInjected(StripPrivate(text))
+		if s == text {
+			return s
+		}
+		text = s
+	}
 }
 
 // StripPrivate removes every <private>...</private> part, up to the close

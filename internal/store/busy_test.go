@@ -151,3 +151,26 @@ func TestDoctorTellsBusyFromDamaged(t *testing.T) {
 		t.Errorf("%d checks busy, want the %d full-text checks", busy, len(ftsTables))
 	}
 }
+
+// Inside Apply, reads see what the event wrote before them: a session
+// created by the event, its summary.
+func TestApplyReadsItsOwnWrites(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	_, err := db.Apply(ctx, "", func(tx *DB) error {
+		if _, err := tx.EnsureSession(ctx, memory.Session{ID: "p:a1", Project: "p", Agent: "claude-code", ParentID: "p"}); err != nil {
+			return err
+		}
+		if _, err := tx.Session(ctx, "p:a1"); err != nil {
+			return err
+		}
+		if _, err := tx.PutSummary(ctx, memory.Summary{SessionID: "p:a1", Request: "look"}); err != nil {
+			return err
+		}
+		_, err := tx.SessionSummary(ctx, "p:a1")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -90,7 +90,7 @@ func getSession(ctx context.Context, q sqlx.QueryerContext, id string) (memory.S
 
 // Session returns one session.
 func (db *DB) Session(ctx context.Context, id string) (memory.Session, error) {
-	s, err := getSession(ctx, db.x, id)
+	s, err := getSession(ctx, db.q(), id)
 	return s, mapErr(err)
 }
 

@@ -90,7 +90,7 @@ func summaryWhere(ctx context.Context, q sqlx.QueryerContext, where string, arg 
 
 // Summary returns a summary by its id.
 func (db *DB) Summary(ctx context.Context, id int64) (memory.Summary, error) {
-	s, err := summaryWhere(ctx, db.x, `id = ?`, id)
+	s, err := summaryWhere(ctx, db.q(), `id = ?`, id)
 	if errors.Is(err, memory.ErrNotFound) {
 		return s, fmt.Errorf("summary S%d: %w", id, err)
 	}
@@ -99,7 +99,7 @@ func (db *DB) Summary(ctx context.Context, id int64) (memory.Summary, error) {
 
 // SessionSummary returns the summary of a session.
 func (db *DB) SessionSummary(ctx context.Context, sessionID string) (memory.Summary, error) {
-	s, err := summaryWhere(ctx, db.x, `session_id = ?`, sessionID)
+	s, err := summaryWhere(ctx, db.q(), `session_id = ?`, sessionID)
 	if errors.Is(err, memory.ErrNotFound) {
 		return s, fmt.Errorf("summary of session %s: %w", sessionID, err)
 	}
