@@ -34,17 +34,33 @@ func shellReads(cmd, output string) []string {
 	return paths
 }
 
-// valueFlags are the short flags that take the next word as their value,
-// per program.
-var valueFlags = map[string]string{
-	"head": "nc", "tail": "nc", "nl": "bsvwi", "sed": "ef", "cat": "",
-	"grep": "efABCmd", "rg": "efABCmgtTM", "ag": "ABCmGg",
+// valueFlags returns the short flags of a program that take the next word
+// as their value, and whether the program is one whose file arguments are
+// known.
+func valueFlags(prog string) (string, bool) {
+	switch prog {
+	case "head", "tail":
+		return "nc", true
+	case "nl":
+		return "bsvwi", true
+	case "sed":
+		return "ef", true
+	case "cat":
+		return "", true
+	case "grep":
+		return "efABCmd", true
+	case "rg":
+		return "efABCmgtTM", true
+	case "ag":
+		return "ABCmGg", true
+	}
+	return "", false
 }
 
 // fileArgs returns the file arguments of one simple command, and whether it
 // is a search whose output names files.
 func fileArgs(prog string, args []string) ([]string, bool) {
-	vf, known := valueFlags[prog]
+	vf, known := valueFlags(prog)
 	switch prog {
 	case "find", "fd":
 		return nil, true
