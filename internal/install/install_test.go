@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,32 @@ func TestNestingIsBounded(t *testing.T) {
 	wide := `{"a":[` + strings.Repeat(strings.Repeat("[", 500)+strings.Repeat("]", 500)+",", 200) + `0]}`
 	if _, err := parseObject([]byte(wide)); err == nil || !strings.Contains(err.Error(), "too deeply to write back") {
 		t.Errorf("wide and deep: err = %v", err)
+	}
+}
+
+// TestRecordedEventsAreHooked: each agent's hooks cover the events and
+// tools its CLI was recorded sending (internal/e2e/testdata/events).
+func TestRecordedEventsAreHooked(t *testing.T) {
+	for _, tc := range []struct{ agent, event, tool string }{
+		{"codex", "SessionEnd", ""},
+		{"gemini", "AfterTool", "grep_search"},         // Gemini 0.61
+		{"gemini", "AfterTool", "search_file_content"}, // older Gemini
+		{"claude", "SessionEnd", ""},
+	} {
+		a, _ := Lookup(tc.agent)
+		found := false
+		for _, ev := range a.Hooks.(jsonHooks).events {
+			if ev.name == tc.event && (tc.tool == "" || slices.Contains(strings.Split(ev.matcher, "|"), tc.tool)) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s hook for %q", tc.agent, tc.event, tc.tool)
+		}
+	}
+	for _, n := range Codex.Notes {
+		if strings.Contains(n, "codex_hooks") || !strings.Contains(n, "/hooks") {
+			t.Errorf("codex note %q: want how to trust the hooks, not the deprecated codex_hooks", n)
+		}
 	}
 }
