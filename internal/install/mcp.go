@@ -1,9 +1,9 @@
 package install
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 )
@@ -75,7 +75,12 @@ func (m jsonMCP) edit(p *Plan, bin string, args []string, remove bool) error {
 		return nil
 	case remove:
 		servers.del(MCPName)
-	case had && reflect.DeepEqual(old, normalizeValue(entry)):
+		if len(servers.keys) == 0 {
+			doc.del(m.key)
+		}
+		p.After, p.Changed = encodeOrRemove(doc), true
+		return nil
+	case had && bytes.Equal(compact(old), compact(entry)):
 		return nil
 	default:
 		servers.set(MCPName, entry)
@@ -93,18 +98,11 @@ func (codexTOML) edit(p *Plan, bin string, args []string, remove bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v; nothing was changed", p.Path, err)
 	}
+	if remove && len(after) == 0 {
+		after = nil // nothing but mem's table was there: remove the file
+	}
 	p.After, p.Changed = after, string(after) != string(p.Before)
 	return nil
-}
-
-// normalizeValue re-reads v as parseObject would, so that an entry built in
-// Go compares equal to the same entry read from a file.
-func normalizeValue(v any) any {
-	doc, err := parseObject(encode(v))
-	if err != nil {
-		return v
-	}
-	return doc
 }
 
 // TOML table headers ([table] or [[array]], with an optional comment), and

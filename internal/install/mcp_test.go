@@ -9,9 +9,9 @@ func TestMCPInstallIsIdempotentAndUninstallExact(t *testing.T) {
 	for _, tc := range []struct {
 		agent, before, after string
 	}{
-		{"claude", `{"theme":"dark","mcpServers":{"gh":{"command":"gh"}}}`, "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"gh\": {\n      \"command\": \"gh\"\n    }\n  }\n}\n"},
-		{"gemini", `{"mcpServers":{}}`, "{\n  \"mcpServers\": {}\n}\n"},
-		{"opencode", `{"$schema":"https://opencode.ai/config.json"}`, "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {}\n}\n"},
+		{"claude", `{"theme":"dark","mcpServers":{"gh":{"command":"gh"}}}`, "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"gh\": {\"command\":\"gh\"}\n  }\n}\n"},
+		{"gemini", `{"mcpServers":{}}`, ""}, // nothing left: the file is removed
+		{"opencode", `{"$schema":"https://opencode.ai/config.json"}`, "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"},
 		{"codex", "model = \"o3\"\n", "model = \"o3\"\n"},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
