@@ -191,13 +191,19 @@ func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
 	return []byte(out + table), nil
 }
 
+// codexEnvVars are the variables Codex passes on to mem's MCP server:
+// Codex gives an MCP server only a fixed few of its own, while hooks get
+// them all, and the server must use the database the hooks use.
+var codexEnvVars = []string{`"MEM_DB"`, `"MEM_CONFIG"`, `"XDG_CONFIG_HOME"`, `"XDG_DATA_HOME"`, `"XDG_STATE_HOME"`}
+
 // codexMCPTable is mem's table in a Codex config.toml.
 func codexMCPTable(bin string, args []string) string {
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = tomlString(a)
 	}
-	return "[mcp_servers." + MCPName + "]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n"
+	return "[mcp_servers." + MCPName + "]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n" +
+		"env_vars = [" + strings.Join(codexEnvVars, ", ") + "]\n"
 }
 
 // tomlTopLines reports, for each line of a TOML document, whether it

@@ -70,7 +70,7 @@ func TestCodexInlineTableWithoutMem(t *testing.T) {
 // TestCodexValuesSpanningLines: lines inside a multi-line string or array
 // are never taken for table headers or keys, whatever they look like.
 func TestCodexValuesSpanningLines(t *testing.T) {
-	table := "[mcp_servers.mem]\ncommand = \"/bin/mem\"\nargs = [\"mcp\"]\n"
+	table := codexMCPTable("/bin/mem", []string{"mcp"})
 	for _, before := range []string{
 		"doc = \"\"\"\n[mcp_servers.mem]\ncommand = \"evil\"\n\"\"\"\n",
 		"doc = '''\n[mcp_servers.mem]\nmem = 1\n'''\n",
