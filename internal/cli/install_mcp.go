@@ -24,8 +24,9 @@ func newInstallMCPCmd(app *App) *cobra.Command {
 		Short: "Register mem's MCP server (mem mcp) in an agent's configuration",
 		Long: `Register "mem mcp" as the MCP server "mem" in an agent's configuration. Everything else in the
 file stays; an entry named mem is replaced; running it again changes nothing. The previous file is
-kept as <file>.mem.bak. The command is this binary's absolute path unless --command says otherwise,
-and a database set with --db or MEM_DB is passed on. A file or backup that is a link, FIFO or
+kept as <file>.mem.bak. The command is this binary's absolute path unless --command says otherwise.
+No database is written into the entry: like the hooks, the server uses the database of the editor's
+environment (MEM_DB) or mem's configuration, so both always use the same one. A file or backup that is a link, FIFO or
 device, or a project folder that leads out of the project, is refused and nothing is written.
 Configuration files (user scope, project scope):
 ` + agentFiles(func(a install.Agent) install.Paths { return a.MCPFile }),
@@ -107,20 +108,20 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 			fmt.Fprintf(app.Out, "previous file kept as %s\n", backup)
 		}
 	}
+	if db := app.Config().Origin(&app.Config().Settings.DB); !remove && (db.Source == config.SourceFlag || db.Source == config.SourceEnv) {
+		fmt.Fprintf(app.Out, "note: the MCP server and the hooks use the database of the editor's environment (MEM_DB) or mem's configuration, not %s: set MEM_DB where the editor starts\n", db.Value)
+	}
 	return nil
 }
 
 // mcpCommand is the command line an agent runs for mem's MCP server: this
-// binary (or command) with mcp, and the database when one was chosen with
-// --db or MEM_DB. The project is left to the directory the agent runs in.
+// binary (or command) with mcp. The database is left to the editor's
+// environment and mem's configuration, as for the hooks, so that both
+// always use the same one; the project to the directory the agent runs in.
 func mcpCommand(app *App, command string) (string, []string, error) {
 	bin, err := memBinary(command, "--command")
 	if err != nil {
 		return "", nil, err
 	}
-	args := []string{"mcp"}
-	if db := app.Config().Origin(&app.Config().Settings.DB); db.Source == config.SourceFlag || db.Source == config.SourceEnv {
-		args = append(args, "--db", db.Value)
-	}
-	return bin, args, nil
+	return bin, []string{"mcp"}, nil
 }

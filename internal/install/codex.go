@@ -17,9 +17,10 @@ func Codex() Agent {
 			Project: filepath.Join(".codex", "hooks.json"),
 		},
 		Hooks: jsonHooks{timeout: 5, events: []hookEvent{
-			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""},
+			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""}, {"SessionEnd", ""},
 		}},
-		Notes: []string{"Codex runs hooks only with [features] codex_hooks = true in its config.toml"},
+		Notes: []string{"Codex runs a hook only once you trust it: start codex, type /hooks and trust mem's hooks " +
+			"(once, and again after reinstalling; codex exec --dangerously-bypass-hook-trust skips the check)"},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(codexHome(p), "config.toml") },
 			Project: filepath.Join(".codex", "config.toml"),

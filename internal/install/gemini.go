@@ -7,7 +7,9 @@ import (
 )
 
 // Gemini returns Gemini CLI: Claude-like settings under its own event names,
-// hook entries named, timeouts in milliseconds.
+// hook entries named, timeouts in milliseconds. The AfterTool matcher
+// names each tool under its current name and its older one (grep_search,
+// before 0.61 search_file_content).
 func Gemini() Agent {
 	return Agent{
 		Name:    "gemini",
@@ -18,7 +20,7 @@ func Gemini() Agent {
 		},
 		Hooks: jsonHooks{timeout: 5000, named: true, events: []hookEvent{
 			{"SessionStart", ""}, {"BeforeAgent", ""},
-			{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|search_file_content|list_directory"},
+			{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|grep_search|search_file_content|list_directory"},
 			{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
 		}},
 		MCPFile: Paths{

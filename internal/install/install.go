@@ -134,7 +134,9 @@ func (h jsonHooks) install(p *Plan, arg, bin string) error {
 	if err != nil {
 		return err
 	}
-	removeOurs(doc, h.matcher(arg, bin))
+	// Emptied events and "hooks" stay where they are for mem's hooks to
+	// go back into, so that installing again changes nothing.
+	emptied := removeOurs(doc, h.matcher(arg, bin), false)
 	hooks, ok := asObject(doc, "hooks")
 	if !ok {
 		return fmt.Errorf("%s: \"hooks\" is not an object: fix it first; nothing was changed", p.Path)
@@ -158,6 +160,11 @@ func (h jsonHooks) install(p *Plan, arg, bin string) error {
 			return fmt.Errorf("%s: \"hooks\".%q is %s, want an array of hook groups ([{\"matcher\": ..., \"hooks\": [...]}]): fix it first; nothing was changed", p.Path, ev.name, jsonKind(v))
 		}
 		hooks.set(ev.name, append(groups, group))
+	}
+	for _, ev := range emptied {
+		if groups, _ := hooks.vals[ev].([]any); len(groups) == 0 {
+			hooks.del(ev) // an event mem no longer listens to
+		}
 	}
 	p.After = encode(doc)
 	p.Changed = p.Before == nil || !bytes.Equal(normalize(p.Before), p.After)
@@ -200,13 +207,23 @@ func (h jsonHooks) uninstall(p *Plan, arg, bin string) error {
 	if err != nil {
 		return err
 	}
-	if removeOurs(doc, h.matcher(arg, bin)) {
-		p.After = encode(doc)
+	if removeOurs(doc, h.matcher(arg, bin), true) != nil {
+		p.After = encodeOrRemove(doc)
 		p.Changed = true
 	} else {
 		p.After = p.Before
 	}
 	return nil
+}
+
+// encodeOrRemove encodes what uninstall leaves, or nil (remove the file)
+// when that is an empty object: a file mem created holds nothing else, and
+// an agent reads a missing settings file as an empty one.
+func encodeOrRemove(doc *object) []byte {
+	if len(doc.keys) == 0 {
+		return nil
+	}
+	return encode(doc)
 }
 
 // normalize re-encodes a JSON object the way this package writes it, so a
@@ -249,13 +266,15 @@ func asObject(doc *object, key string) (*object, bool) {
 }
 
 // removeOurs takes the hook entries isOurs recognises out of doc, and the
-// containers they leave empty; it reports whether it removed anything.
-func removeOurs(doc *object, isOurs func(entry *object) bool) bool {
+// groups they leave empty; with prune, also the events and "hooks" they
+// leave empty (without, those stay as empty arrays). It returns the events
+// it changed.
+func removeOurs(doc *object, isOurs func(entry *object) bool, prune bool) []string {
 	hooks, ok := doc.vals["hooks"].(*object)
 	if !ok {
-		return false
+		return nil
 	}
-	removed := false
+	var changed []string
 	for _, event := range append([]string(nil), hooks.keys...) {
 		groups, ok := hooks.vals[event].([]any)
 		if !ok {
@@ -294,15 +313,18 @@ func removeOurs(doc *object, isOurs func(entry *object) bool) bool {
 		if !eventChanged {
 			continue
 		}
-		removed = true
-		if len(keptGroups) == 0 {
-			hooks.del(event)
-		} else {
+		changed = append(changed, event)
+		switch {
+		case len(keptGroups) > 0:
 			hooks.set(event, keptGroups)
+		case prune:
+			hooks.del(event)
+		default:
+			hooks.set(event, []any{})
 		}
 	}
-	if removed && len(hooks.keys) == 0 {
+	if prune && changed != nil && len(hooks.keys) == 0 {
 		doc.del("hooks")
 	}
-	return removed
+	return changed
 }

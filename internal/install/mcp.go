@@ -1,9 +1,9 @@
 package install
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/memhq/mem/internal/lazy"
@@ -76,7 +76,12 @@ func (m jsonMCP) edit(p *Plan, bin string, args []string, remove bool) error {
 		return nil
 	case remove:
 		servers.del(MCPName)
-	case had && reflect.DeepEqual(old, normalizeValue(entry)):
+		if len(servers.keys) == 0 {
+			doc.del(m.key)
+		}
+		p.After, p.Changed = encodeOrRemove(doc), true
+		return nil
+	case had && bytes.Equal(compact(old), compact(entry)):
 		return nil
 	default:
 		servers.set(MCPName, entry)
@@ -94,18 +99,11 @@ func (codexTOML) edit(p *Plan, bin string, args []string, remove bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v; nothing was changed", p.Path, err)
 	}
+	if remove && len(after) == 0 {
+		after = nil // nothing but mem's table was there: remove the file
+	}
 	p.After, p.Changed = after, string(after) != string(p.Before)
 	return nil
-}
-
-// normalizeValue re-reads v as parseObject would, so that an entry built in
-// Go compares equal to the same entry read from a file.
-func normalizeValue(v any) any {
-	doc, err := parseObject(encode(v))
-	if err != nil {
-		return v
-	}
-	return doc
 }
 
 // The ways a TOML file can name mcp_servers and mem in headers and keys.
@@ -198,13 +196,19 @@ func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
 	return []byte(out + table), nil
 }
 
+// codexEnvVars are the variables Codex passes on to mem's MCP server:
+// Codex gives an MCP server only a fixed few of its own, while hooks get
+// them all, and the server must use the database the hooks use.
+var codexEnvVars = []string{`"MEM_DB"`, `"MEM_CONFIG"`, `"XDG_CONFIG_HOME"`, `"XDG_DATA_HOME"`, `"XDG_STATE_HOME"`}
+
 // codexMCPTable is mem's table in a Codex config.toml.
 func codexMCPTable(bin string, args []string) string {
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = tomlString(a)
 	}
-	return "[mcp_servers." + MCPName + "]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n"
+	return "[mcp_servers." + MCPName + "]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n" +
+		"env_vars = [" + strings.Join(codexEnvVars, ", ") + "]\n"
 }
 
 // tomlTopLines reports, for each line of a TOML document, whether it

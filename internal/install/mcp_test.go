@@ -9,9 +9,9 @@ func TestMCPInstallIsIdempotentAndUninstallExact(t *testing.T) {
 	for _, tc := range []struct {
 		agent, before, after string
 	}{
-		{"claude", `{"theme":"dark","mcpServers":{"gh":{"command":"gh"}}}`, "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"gh\": {\n      \"command\": \"gh\"\n    }\n  }\n}\n"},
-		{"gemini", `{"mcpServers":{}}`, "{\n  \"mcpServers\": {}\n}\n"},
-		{"opencode", `{"$schema":"https://opencode.ai/config.json"}`, "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {}\n}\n"},
+		{"claude", `{"theme":"dark","mcpServers":{"gh":{"command":"gh"}}}`, "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"gh\": {\"command\":\"gh\"}\n  }\n}\n"},
+		{"gemini", `{"mcpServers":{}}`, ""}, // nothing left: the file is removed
+		{"opencode", `{"$schema":"https://opencode.ai/config.json"}`, "{\n  \"$schema\": \"https://opencode.ai/config.json\"\n}\n"},
 		{"codex", "model = \"o3\"\n", "model = \"o3\"\n"},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestCodexInlineTableWithoutMem(t *testing.T) {
 // TestCodexValuesSpanningLines: lines inside a multi-line string or array
 // are never taken for table headers or keys, whatever they look like.
 func TestCodexValuesSpanningLines(t *testing.T) {
-	table := "[mcp_servers.mem]\ncommand = \"/bin/mem\"\nargs = [\"mcp\"]\n"
+	table := codexMCPTable("/bin/mem", []string{"mcp"})
 	for _, before := range []string{
 		"doc = \"\"\"\n[mcp_servers.mem]\ncommand = \"evil\"\n\"\"\"\n",
 		"doc = '''\n[mcp_servers.mem]\nmem = 1\n'''\n",

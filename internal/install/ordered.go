@@ -11,9 +11,13 @@ import (
 
 // object is a JSON object that keeps its keys in order, so that editing a
 // settings file leaves everything mem did not add where the user put it.
+// A value the file wrote on one line keeps its text while it holds what
+// that text says: encode writes it back as the user wrote it.
 type object struct {
 	keys []string
-	vals map[string]any // *object, []any, json.Number, string, bool or nil
+	vals map[string]any    // *object, []any, json.Number, string, bool or nil
+	raw  []byte            // the object's own text, when on one line
+	raws map[string][]byte // the text of array members, when on one line
 }
 
 func newObject() *object { return &object{vals: map[string]any{}} }
@@ -49,7 +53,7 @@ func parseObject(data []byte) (*object, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return newObject(), nil
 	}
-	p := &parser{dec: json.NewDecoder(bytes.NewReader(data)), maxIndent: maxIndent + 2*len(data)}
+	p := &parser{data: data, dec: json.NewDecoder(bytes.NewReader(data)), maxIndent: maxIndent + 2*len(data)}
 	p.dec.UseNumber()
 	v, err := p.value(0)
 	if err != nil {
@@ -78,8 +82,20 @@ const (
 
 // parser reads JSON values and counts the indentation encode will give them.
 type parser struct {
+	data              []byte
 	dec               *json.Decoder
 	indent, maxIndent int
+	last              int64 // where the last container read began
+}
+
+// oneLine returns the text from start to where the decoder is, when it
+// holds no line break.
+func (p *parser) oneLine(start int64) []byte {
+	raw := p.data[start:p.dec.InputOffset()]
+	if bytes.ContainsAny(raw, "\r\n") {
+		return nil
+	}
+	return raw
 }
 
 // value reads one value nested depth levels deep.
@@ -103,6 +119,7 @@ func (p *parser) value(depth int) (any, error) {
 	if !isDelim {
 		return tok, nil
 	}
+	start := p.dec.InputOffset() - 1
 	switch delim {
 	case '{':
 		o := newObject()
@@ -117,8 +134,18 @@ func (p *parser) value(depth int) (any, error) {
 				return nil, err
 			}
 			o.set(k, v)
+			if _, ok := v.([]any); ok {
+				if raw := p.oneLine(p.last); raw != nil {
+					if o.raws == nil {
+						o.raws = map[string][]byte{}
+					}
+					o.raws[k] = raw
+				}
+			}
 		}
 		_, err := p.dec.Token()
+		o.raw = p.oneLine(start)
+		p.last = start
 		return o, err
 	case '[':
 		a := []any{}
@@ -130,6 +157,7 @@ func (p *parser) value(depth int) (any, error) {
 			a = append(a, v)
 		}
 		_, err := p.dec.Token()
+		p.last = start
 		return a, err
 	}
 	return nil, fmt.Errorf("unexpected %v", delim)
@@ -146,6 +174,10 @@ func encode(v any) []byte {
 func writeValue(b *strings.Builder, v any, indent string) {
 	switch t := v.(type) {
 	case *object:
+		if same(t.raw, t) {
+			b.Write(t.raw)
+			return
+		}
 		if len(t.keys) == 0 {
 			b.WriteString("{}")
 			return
@@ -155,7 +187,11 @@ func writeValue(b *strings.Builder, v any, indent string) {
 			b.WriteString(indent + "  ")
 			writeScalar(b, k)
 			b.WriteString(": ")
-			writeValue(b, t.vals[k], indent+"  ")
+			if raw := t.raws[k]; same(raw, t.vals[k]) {
+				b.Write(raw)
+			} else {
+				writeValue(b, t.vals[k], indent+"  ")
+			}
 			if i < len(t.keys)-1 {
 				b.WriteString(",")
 			}
@@ -177,6 +213,51 @@ func writeValue(b *strings.Builder, v any, indent string) {
 			b.WriteString("\n")
 		}
 		b.WriteString(indent + "]")
+	default:
+		writeScalar(b, v)
+	}
+}
+
+// same reports whether raw, a value's text as read, still says what v
+// holds.
+func same(raw []byte, v any) bool {
+	if raw == nil {
+		return false
+	}
+	var c bytes.Buffer
+	return json.Compact(&c, raw) == nil && bytes.Equal(c.Bytes(), compact(v))
+}
+
+// compact writes v as JSON without spaces; values that compare equal as
+// JSON (keys in the same order) give the same bytes.
+func compact(v any) []byte {
+	var b strings.Builder
+	writeCompact(&b, v)
+	return []byte(b.String())
+}
+
+func writeCompact(b *strings.Builder, v any) {
+	switch t := v.(type) {
+	case *object:
+		b.WriteString("{")
+		for i, k := range t.keys {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			writeScalar(b, k)
+			b.WriteString(":")
+			writeCompact(b, t.vals[k])
+		}
+		b.WriteString("}")
+	case []any:
+		b.WriteString("[")
+		for i, x := range t {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			writeCompact(b, x)
+		}
+		b.WriteString("]")
 	default:
 		writeScalar(b, v)
 	}

@@ -5,13 +5,15 @@
 // gives each session mem's recall block through the system prompt (cached
 // per session, since the transform runs on every model request), adds the
 // compaction block when OpenCode compacts, and forwards user messages and
-// tool results so that mem records them. Nothing here may break OpenCode:
+// tool results so that mem records them; sessions still open when OpenCode
+// exits are ended then. Nothing here may break OpenCode:
 // every failure (mem missing, slow, crashing) ends as "no context".
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 
 const DEFAULT_BIN = "__MEM_BIN__";
 const TIMEOUT_MS = 5000;
+const EXIT_TIMEOUT_MS = 2000; // per session still open when OpenCode exits
 
 function memBin() {
   const env = process.env.MEM_BIN;
@@ -60,6 +62,26 @@ function callMem(payload) {
   });
 }
 
+// Sessions started in this process and not yet ended, by ID: their
+// payload for mem. OpenCode deletes no session when its process exits
+// (opencode run ends that way), so the plugin ends them then, the way an
+// editor's SessionEnd would. The exit handler may only work synchronously.
+const open = new Map();
+process.on("exit", () => {
+  for (const payload of open.values()) {
+    try {
+      spawnSync(memBin(), ["hook", "opencode"], {
+        input: JSON.stringify({ event: "session.deleted", ...payload }),
+        stdio: ["pipe", "ignore", "ignore"],
+        timeout: EXIT_TIMEOUT_MS,
+      });
+    } catch {
+      // Nothing here may break OpenCode's exit.
+    }
+  }
+  open.clear();
+});
+
 function textOf(parts) {
   return (parts || [])
     .filter((p) => p && p.type === "text" && !p.synthetic && typeof p.text === "string")
@@ -80,6 +102,7 @@ export const MemPlugin = async ({ directory } = {}) => {
         case "session.created": {
           const reply = await callMem({ event: "session.created", ...base(info.id, info.directory), parentID: info.parentID });
           blocks.set(info.id, (reply && reply.context) || "");
+          if (info.id) open.set(info.id, base(info.id, info.directory));
           break;
         }
         case "session.idle":
@@ -88,6 +111,7 @@ export const MemPlugin = async ({ directory } = {}) => {
         case "session.deleted":
           blocks.delete(info.id);
           pending.delete(info.id);
+          open.delete(info.id);
           await callMem({ event: "session.deleted", ...base(info.id, info.directory) });
           break;
       }
@@ -100,6 +124,7 @@ export const MemPlugin = async ({ directory } = {}) => {
         // The plugin started after the session did: ask for the block once.
         const reply = await callMem({ event: "system", ...base(id) });
         blocks.set(id, (reply && reply.context) || "");
+        open.set(id, base(id));
       }
       const block = blocks.get(id);
       if (block) output.system.push(block);

@@ -2,7 +2,7 @@
 // MEM_BIN names the binary; without it the test builds one with go build.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
@@ -130,4 +130,19 @@ test("OpenCode keeps working when mem is missing, broken or gives garbage", asyn
   } finally {
     process.env.MEM_BIN = real;
   }
+});
+
+test("sessions still open when OpenCode exits are ended", () => {
+  // opencode run exits without deleting its session: a process of its own.
+  const script = `
+    const { MemPlugin } = await import(${JSON.stringify(join(here, "mem.js"))});
+    const hooks = await MemPlugin({ directory: ${JSON.stringify(project)} });
+    await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_run", directory: ${JSON.stringify(project)} } } } });
+    await hooks["experimental.chat.system.transform"]({ sessionID: "ses_late_run" }, { system: [] });
+    process.exit(0);
+  `;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: project, encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(mem("session", "show", "ses_run").session.status, "ended");
+  assert.equal(mem("session", "show", "ses_late_run").session.status, "ended");
 });
