@@ -129,6 +129,12 @@ func writeSummary(w io.Writer, s memory.Summary) {
 	field(w, "date", stamp(s.CreatedAt))
 	field(w, "project", s.Project)
 	field(w, "generator", s.Generator)
+	summaryFields(w, s)
+	field(w, "uuid", s.UUID)
+}
+
+// summaryFields prints what a summary says, section by section.
+func summaryFields(w io.Writer, s memory.Summary) {
 	field(w, "request", s.Request)
 	field(w, "investigated", s.Investigated)
 	field(w, "learned", s.Learned)
@@ -138,7 +144,6 @@ func writeSummary(w io.Writer, s memory.Summary) {
 	listField(w, "concepts", s.Concepts)
 	listField(w, "files", s.Files)
 	field(w, "text", s.Text)
-	field(w, "uuid", s.UUID)
 }
 
 func writePrompt(w io.Writer, p memory.Prompt) {

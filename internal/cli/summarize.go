@@ -219,15 +219,7 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 		verb = "would summarize"
 	}
 	fmt.Fprintf(w, "%s session %s (%s, %d tokens)\n", verb, s.SessionID, s.Generator, s.TokenCount)
-	field(w, "request", s.Request)
-	field(w, "investigated", s.Investigated)
-	field(w, "learned", s.Learned)
-	field(w, "completed", s.Completed)
-	field(w, "next steps", s.NextSteps)
-	field(w, "decisions", s.Decisions)
-	listField(w, "concepts", s.Concepts)
-	listField(w, "files", s.Files)
-	field(w, "text", s.Text)
+	summaryFields(w, s)
 	return nil
 }
 
