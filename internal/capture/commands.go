@@ -163,6 +163,11 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 		return Result{FilesRead: reads}
 	}
 	errLine := errorLine(out.text)
+	if readsSecretFile(cmd, out.text) {
+		// What a key or credentials file holds is never stored, whatever
+		// the patterns say: its lines may be in the output.
+		errLine, out.text = "", ""
+	}
 	short := cut(firstLine(cmd, 200), 100)
 	o := &memory.Observation{Type: memory.TypeProblem, ToolName: c.Tool}
 	o.Title = "Command failed: " + short
@@ -241,6 +246,12 @@ func readOnlyProgram(name string) bool {
 		return true
 	}
 	return false
+}
+
+// readsSecretFile reports whether cmd reads a file that holds keys or
+// credentials by its nature (privacy.IsSecretFile).
+func readsSecretFile(cmd, output string) bool {
+	return slices.ContainsFunc(shellReads(cmd, output), privacy.IsSecretFile)
 }
 
 // nodeTest reports whether cmd runs Node's own test runner.

@@ -135,3 +135,19 @@ func TestKeyFilesKeepTheirPathOnly(t *testing.T) {
 		})
 	}
 }
+
+// A failing command that printed a credentials file keeps none of its
+// lines, whatever the patterns say of them.
+func TestShellReadOfASecretFileKeepsNoOutput(t *testing.T) {
+	const envLine = "STAGING_DB_HOSTKEY_ALT=plainvalue"
+	call := Call{Tool: "Bash", Failed: true,
+		Error: "Exit code 2\n" + envLine + "\nmake: *** [build] Error 2 near " + envLine,
+		Input: []byte(`{"command":"cat .env && make build"}`)}
+	r := Analyze(call, here)
+	if r.Observation == nil {
+		t.Fatal("no observation: the failure itself is worth keeping")
+	}
+	if got := string(mustJSON(t, r.Observation)); strings.Contains(got, "plainvalue") {
+		t.Errorf("a line of .env was kept: %s", got)
+	}
+}

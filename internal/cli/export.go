@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -83,8 +84,10 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 		return exportErr
 	case errors.Is(err, fsafe.ErrNotRegular):
 		return usageErr(fmt.Errorf("--output: %w", err))
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return invalid("--output", "a writable file", o.Output+": "+rootCause(err))
+	case err != nil:
+		return fmt.Errorf("writing %s: %w", o.Output, err) // a full or failing disk: exit 1
 	}
 	fmt.Fprintf(app.Err, "exported %d records to %s\n", n, o.Output)
 	return nil

@@ -58,10 +58,12 @@ func execRunner(ctx context.Context, stdin []byte, name string, args ...string) 
 	if stdin != nil {
 		c.Stdin = bytes.NewReader(stdin)
 	}
-	var out bytes.Buffer
-	c.Stdout, c.Stderr = &out, &out
-	err := c.Run()
-	return out.Bytes(), err
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Run(); err != nil {
+		return out.Bytes(), fmt.Errorf("%w: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return out.Bytes(), nil
 }
 
 func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions, run schedule.Runner) error {

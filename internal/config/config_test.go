@@ -155,7 +155,7 @@ func TestRanges(t *testing.T) {
 		{"context.min_relevance", "7", "context.min_relevance (file:1): must be a number from 0 to 1"},
 		{"context.prompt_budget", "-5", "context.prompt_budget (file:1): must be a whole number from 1 to 100000"},
 		{"context.carry_over", "101", "from 0 to 100"},
-		{"hook.deadline", "1ms", "hook.deadline (file:1): must be a duration from 50ms to 1m"},
+		{"hook.deadline", "1ms", "hook.deadline (file:1): must be a duration from 50ms to 4s"},
 		{"summarize.timeout", "0s", "from 1s to 24h"},
 		{"summarize.idle", "-2h", "from 1m to 8760h"},
 	}
@@ -180,7 +180,7 @@ func TestRanges(t *testing.T) {
 	}
 	for _, ok := range []struct{ key, value string }{
 		{"inject.budget", "1"}, {"inject.budget", "1000000"}, {"recall.weight.recency", "0"},
-		{"recall.weight.recency", "1"}, {"hook.deadline", "50ms"}, {"hook.deadline", "1m"},
+		{"recall.weight.recency", "1"}, {"hook.deadline", "50ms"}, {"hook.deadline", "4s"},
 		{"recall.half_life", "87600h"}, {"context.carry_over", "0"},
 	} {
 		file := filepath.Join(dir, "ok")
@@ -191,7 +191,7 @@ func TestRanges(t *testing.T) {
 	}
 	// From the environment too.
 	if _, err := Load(env(map[string]string{"HOME": dir, "MEM_HOOK_DEADLINE": "-1s"}), nil); err == nil ||
-		!strings.Contains(err.Error(), "hook.deadline (MEM_HOOK_DEADLINE): must be a duration from 50ms to 1m") {
+		!strings.Contains(err.Error(), "hook.deadline (MEM_HOOK_DEADLINE): must be a duration from 50ms to 4s") {
 		t.Errorf("MEM_HOOK_DEADLINE=-1s: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package install
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/memhq/mem/internal/hook"
 )
@@ -17,7 +18,7 @@ func Claude() Agent {
 			User:    func(p Places) string { return filepath.Join(p.Home, ".claude", "settings.json") },
 			Project: filepath.Join(".claude", "settings.json"),
 		},
-		Hooks: jsonHooks{timeout: 5, events: []hookEvent{
+		Hooks: jsonHooks{timeout: int(hook.EditorTimeout / time.Second), events: []hookEvent{
 			{"SessionStart", ""}, {"UserPromptSubmit", ""},
 			{"PostToolUse", "Edit|MultiEdit|Write|NotebookEdit|Bash|Read|Grep|Glob"},
 			{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},

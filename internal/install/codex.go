@@ -2,6 +2,7 @@ package install
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/memhq/mem/internal/hook"
 )
@@ -16,7 +17,7 @@ func Codex() Agent {
 			User:    func(p Places) string { return filepath.Join(codexHome(p), "hooks.json") },
 			Project: filepath.Join(".codex", "hooks.json"),
 		},
-		Hooks: jsonHooks{timeout: 5, events: []hookEvent{
+		Hooks: jsonHooks{timeout: int(hook.EditorTimeout / time.Second), events: []hookEvent{
 			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""}, {"SessionEnd", ""},
 		}},
 		Notes: []string{"Codex runs a hook only once you trust it: start codex, type /hooks and trust mem's hooks " +

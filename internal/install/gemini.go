@@ -2,6 +2,7 @@ package install
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/memhq/mem/internal/hook"
 )
@@ -18,7 +19,7 @@ func Gemini() Agent {
 			User:    func(p Places) string { return filepath.Join(p.Home, ".gemini", "settings.json") },
 			Project: filepath.Join(".gemini", "settings.json"),
 		},
-		Hooks: jsonHooks{timeout: 5000, named: true, events: []hookEvent{
+		Hooks: jsonHooks{timeout: int(hook.EditorTimeout / time.Millisecond), named: true, events: []hookEvent{
 			{"SessionStart", ""}, {"BeforeAgent", ""},
 			{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|grep_search|search_file_content|list_directory"},
 			{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -79,17 +80,23 @@ type Plan struct {
 	Notes     []string
 }
 
-// ParseAt reads a time of day HH:MM.
+// ParseAt reads a time of day HH:MM (H:MM too), digits only.
 func ParseAt(s string) (hour, minute int, err error) {
-	h, m, ok := strings.Cut(s, ":")
 	bad := memory.Invalid("--at", "a time HH:MM such as 03:17", s)
-	if !ok || len(m) != 2 || len(h) < 1 || len(h) > 2 {
+	h, m, ok := strings.Cut(s, ":")
+	if !ok || len(m) != 2 || len(h) < 1 || len(h) > 2 || !digits(h) || !digits(m) {
 		return 0, 0, bad
 	}
-	if _, err := fmt.Sscanf(h+" "+m, "%d %d", &hour, &minute); err != nil || hour > 23 || minute > 59 || hour < 0 || minute < 0 {
+	hour, _ = strconv.Atoi(h)
+	minute, _ = strconv.Atoi(m)
+	if hour > 23 || minute > 59 {
 		return 0, 0, bad
 	}
 	return hour, minute, nil
+}
+
+func digits(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0
 }
 
 // ParseScheduler reads a scheduler's name.
@@ -108,7 +115,7 @@ func ParseScheduler(s string) (Scheduler, error) {
 
 // Check refuses paths that no scheduler's file format can carry safely.
 func (j Job) Check() error {
-	for _, f := range []struct{ name, v string }{{"--mem", j.Mem}, {"--db", j.DB}, {"--log", j.Log}} {
+	for _, f := range []struct{ name, v string }{{"--mem", j.Mem}, {"database (--db, MEM_DB or db in the config)", j.DB}, {"--log", j.Log}} {
 		if strings.IndexFunc(f.v, unicode.IsControl) >= 0 {
 			return memory.Invalid(f.name, "a path without control characters", f.v)
 		}
@@ -223,15 +230,19 @@ func (j Job) cronLine() string {
 	return fmt.Sprintf("%d %d * * * %s%s\n", j.Minute, j.Hour, strings.ReplaceAll(j.Shell(), "%", `\%`), cronTag)
 }
 
-// withoutOurs returns a crontab without mem's line, ending in a newline
-// when it has any line.
+// withoutOurs returns a crontab without mem's line, every other line as it
+// was, ending in a newline when it has any line.
 func withoutOurs(cur []byte) []byte {
 	var b bytes.Buffer
-	for _, l := range strings.Split(string(cur), "\n") {
-		if l == "" || strings.HasSuffix(l, cronTag) {
+	lines := strings.SplitAfter(string(cur), "\n")
+	for _, l := range lines {
+		if l == "" || strings.HasSuffix(strings.TrimRight(l, "\n"), cronTag) {
 			continue
 		}
-		b.WriteString(l + "\n")
+		b.WriteString(l)
+	}
+	if b.Len() > 0 && !bytes.HasSuffix(b.Bytes(), []byte("\n")) {
+		b.WriteByte('\n')
 	}
 	return b.Bytes()
 }
@@ -283,7 +294,8 @@ func (j Job) windowsCommand() string {
 	return `cmd /c ` + args + ` >> "` + j.Log + `" 2>&1`
 }
 
-// Runner runs a command with stdin and returns its standard output.
+// Runner runs a command with stdin and returns its standard output; a
+// failure's error holds what the command wrote to its standard error.
 type Runner func(ctx context.Context, stdin []byte, name string, args ...string) ([]byte, error)
 
 // Apply carries out a plan: files are written beside their targets and
@@ -311,9 +323,14 @@ func Apply(ctx context.Context, plan Plan, run Runner, uninstall bool) (changed 
 	if plan.Crontab != nil {
 		cur, err := run(ctx, nil, "crontab", "-l")
 		if err != nil {
-			cur = nil // no crontab yet
+			// Only "no crontab for USER" means an empty one: on any other
+			// failure, writing would replace the user's crontab with ours.
+			if !strings.Contains(err.Error(), "no crontab") {
+				return changed, fmt.Errorf("reading the crontab: %w", err)
+			}
+			cur = nil
 		}
-		if next := plan.Crontab(cur); !bytes.Equal(nonBlank(cur), next) {
+		if next := plan.Crontab(cur); !bytes.Equal(cur, next) {
 			if _, err := run(ctx, next, "crontab", "-"); err != nil {
 				return changed, fmt.Errorf("writing the crontab: %w", err)
 			}
@@ -336,17 +353,6 @@ func Apply(ctx context.Context, plan Plan, run Runner, uninstall bool) (changed 
 		}
 	}
 	return true, nil
-}
-
-// nonBlank is a crontab without its blank lines, to compare with a plan's.
-func nonBlank(tab []byte) []byte {
-	var b bytes.Buffer
-	for _, l := range strings.Split(string(tab), "\n") {
-		if l != "" {
-			b.WriteString(l + "\n")
-		}
-	}
-	return b.Bytes()
 }
 
 // applyFile writes or removes one file and reports whether it changed.
