@@ -280,6 +280,9 @@ func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 		if err := t.record(ctx); err != nil {
 			return err
 		}
+		if !h.mayPrune(t.id) {
+			return nil
+		}
 		// The spool is empty (or unused): the ids of events applied long
 		// ago cannot be met again (internal/spool/README.md).
 		return tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied)))
@@ -289,6 +292,21 @@ func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 		return true, h.spool(t.job(), "database busy")
 	}
 	return false, err
+}
+
+// mayPrune reports whether the event id may prune old applied ids: about
+// one event in sixteen (by the last digit of its random part) does, and
+// only when the spool holds nothing, since a record still waiting there
+// must keep its id to be known as applied.
+func (h *Handler) mayPrune(id string) bool {
+	if !strings.HasSuffix(id, "0") {
+		return false
+	}
+	if h.Spool == nil {
+		return true
+	}
+	n, _, err := h.Spool.Len()
+	return err == nil && n == 0
 }
 
 func (h *Handler) turn(db *store.DB, j job, capture, inject bool) *turn {

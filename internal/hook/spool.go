@@ -66,7 +66,10 @@ func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int
 			continue // another process applied it meanwhile
 		}
 		if err != nil {
-			return len(entries) - i, err
+			// Too large, not readable or not a file: it must not hold up
+			// every event behind it.
+			h.setAside(e, fmt.Errorf("unreadable record: %w", err))
+			continue
 		}
 		var j job
 		if err := json.Unmarshal(data, &j); err != nil || j.V != jobVersion {

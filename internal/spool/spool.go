@@ -144,6 +144,15 @@ func (d Dir) Len() (waiting, failed int, err error) {
 }
 
 func (d Dir) names() ([]string, error) {
+	// A FIFO or a link in the spool's place must not be opened: it would
+	// block, or lead elsewhere.
+	fi, err := os.Lstat(d.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("reading spool %s: %w", d.path, &fs.PathError{Op: "refusing", Path: d.path, Err: errors.New("not a folder")})
+	}
 	f, err := os.Open(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
