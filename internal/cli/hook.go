@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -146,17 +147,21 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 		return
 	}
 	deadline := cfg.Settings.Hook.Deadline
-	var db *store.DB
+	// Opened on the handler's goroutine, which may still run when Run
+	// returns (a spooled event): hence atomic.
+	var db atomic.Pointer[store.DB]
 	h := newHookHandler(app, cfg, func(format string, a ...any) { log.Printf(fail, format, a...) })
 	h.Open = func(ctx context.Context) (*store.DB, error) {
 		d, err := store.Open(ctx, cfg.Settings.DB, store.Options{BusyTimeoutMillis: 1, Wait: hookLockWait})
-		db = d
+		db.Store(d)
 		return d, err
 	}
 	h.DrainFor = min(hookDrainFor, time.Until(started.Add(deadline))/4)
 	r := &hook.Runner{Adapter: a.Adapter, Handler: h, Deadline: deadline, Getenv: app.Getenv, Log: log, Started: started}
-	if r.Run(ctx, app.In, app.Out) && db != nil {
-		trimWAL(ctx, db, started.Add(deadline))
+	if r.Run(ctx, app.In, app.Out) {
+		if d := db.Load(); d != nil {
+			trimWAL(ctx, d, started.Add(deadline))
+		}
 	}
 	// The database is deliberately not closed: closing the last connection
 	// checkpoints the WAL into the database and syncs it, which cost a hook

@@ -177,8 +177,9 @@ func OpenStream(path string) (*os.File, error) {
 }
 
 // OpenAppend opens path for appending, creating it with perm, without
-// blocking on a FIFO (opening one with no reader fails at once, one with a
-// reader is refused) and refusing anything but a regular file.
+// following a link (on unix) or blocking on a FIFO (opening one with no
+// reader fails at once, one with a reader is refused), and refusing
+// anything but a regular file.
 func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 	f, err := openAppendNonBlocking(path, perm)
 	if err != nil {

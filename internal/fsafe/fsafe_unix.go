@@ -15,10 +15,11 @@ func openNonBlocking(path string) (*os.File, error) {
 }
 
 // openAppendNonBlocking opens path write-only for appending with
-// O_NONBLOCK: a FIFO with no reader fails at once (ENXIO) instead of
-// waiting for one.
+// O_NONBLOCK, so a FIFO with no reader fails at once (ENXIO) instead of
+// waiting for one, and O_NOFOLLOW, so a link is refused, not written
+// through.
 func openAppendNonBlocking(path string, perm os.FileMode) (*os.File, error) {
-	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, perm)
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, perm)
 }
 
 // syncDir makes a rename in dir durable; failure only costs durability.

@@ -3,6 +3,7 @@
 package hook
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -26,5 +27,22 @@ func TestLoggerDoesNotBlockOnAFIFO(t *testing.T) {
 		case <-time.After(2 * time.Second):
 			t.Fatalf("logging to %s blocked", path)
 		}
+	}
+}
+
+// A hook log that is a link is not written through.
+func TestLoggerDoesNotWriteThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "bashrc")
+	if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "hook.log")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	(&Logger{Path: link}).Printf(Event{Agent: "claude-code"}, "a problem")
+	if b, _ := os.ReadFile(target); string(b) != "kept\n" {
+		t.Errorf("written through the link: %q", b)
 	}
 }
