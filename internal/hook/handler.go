@@ -254,6 +254,8 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 // there is no time left to answer.
 func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 	if h.Spool != nil {
+		// Looked at again, now that the database is held: an event spooled
+		// while this hook waited for it arrived first and must go first.
 		if n, _, _ := h.Spool.Len(); n > 0 {
 			release, ok := h.Spool.TryLock()
 			if !ok {
