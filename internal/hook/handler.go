@@ -348,6 +348,9 @@ type turn struct {
 	at      time.Time // when the event arrived: the time of everything it records
 	capture bool
 	inject  bool
+	// analysis is what record made of a tool call, for the reply's file
+	// context (the files it read and changed do not depend on the session).
+	analysis *capture.Result
 }
 
 // job returns t's event as it is spooled.
@@ -441,7 +444,11 @@ func (t *turn) answer(ctx context.Context) (Reply, error) {
 	case KindPrompt:
 		return t.prompt(ctx)
 	case KindTool:
-		r := capture.Analyze(t.ev.Call, t.where())
+		r := t.analysis
+		if r == nil { // capture is off: nothing was recorded
+			a := capture.Analyze(t.ev.Call, t.where())
+			r = &a
+		}
 		var edited []string
 		if r.Observation != nil {
 			edited = r.Observation.FilesModified
@@ -595,6 +602,7 @@ func (t *turn) tool(ctx context.Context) error {
 	}
 	w := t.where()
 	r := capture.Analyze(t.ev.Call, w)
+	t.analysis = &r
 	if len(r.FilesRead) > 0 {
 		if err := t.db.AddFilesRead(ctx, t.s.ID, r.FilesRead, t.at); err != nil {
 			return err
