@@ -145,14 +145,7 @@ func Remove(path string) error {
 // OpenIn to stay inside a folder.
 func Open(path string) (*os.File, error) {
 	f, err := openNonBlocking(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkOpen(f, path); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return regular(f, err, path)
 }
 
 // OpenStream opens path for reading when it is a regular file or a pipe: a
@@ -182,14 +175,7 @@ func OpenStream(path string) (*os.File, error) {
 // anything but a regular file.
 func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
 	f, err := openAppendNonBlocking(path, perm)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkOpen(f, path); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return regular(f, err, path)
 }
 
 // ReadFile reads a regular file of at most max bytes (max <= 0: no limit),
@@ -239,11 +225,7 @@ func OpenIn(root, rel string) (*os.File, error) {
 		return nil, &fs.PathError{Op: "refusing", Path: filepath.Join(root, rel), Err: ErrOutside}
 	}
 	f, err := openNonBlocking(real)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkOpen(f, full); err != nil {
-		f.Close()
+	if f, err = regular(f, err, full); err != nil {
 		return nil, err
 	}
 	// The file may have been swapped between the resolution and the open:
@@ -265,6 +247,19 @@ func Inside(dir, path string) bool {
 		return false
 	}
 	return r == "." || (r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r))
+}
+
+// regular passes on what an open returned when it is a regular file, and
+// closes and refuses anything else.
+func regular(f *os.File, err error, path string) (*os.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOpen(f, path); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 func checkOpen(f *os.File, path string) error {
