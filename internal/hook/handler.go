@@ -214,8 +214,8 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 		}()
 		db, err := h.Open(ctx)
 		if err != nil {
-			if capture && h.Spool != nil && errors.Is(err, store.ErrBusy) {
-				r = result{busy: true, err: h.spool(j, "database busy")}
+			if capture && h.Spool != nil && notNow(err) {
+				r = result{busy: true, err: h.spoolFor(j, err)}
 			} else {
 				r = result{err: err}
 			}
@@ -290,8 +290,8 @@ func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 		return tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied)))
 	})
 	t.db = db
-	if h.Spool != nil && errors.Is(err, store.ErrBusy) {
-		return true, h.spool(t.job(), "database busy")
+	if h.Spool != nil && notNow(err) {
+		return true, h.spoolFor(t.job(), err)
 	}
 	return false, err
 }

@@ -32,6 +32,29 @@ type job struct {
 // needed while a file of the event may still be in the spool (internal/spool/README.md).
 const KeepApplied = 24 * time.Hour
 
+// notNow reports whether err says the database cannot take a write at the
+// moment (locked, read-only, full, or its file refused a write) rather than
+// that the event is wrong: such an event is spooled, to be applied once the
+// database can take it, not dropped.
+func notNow(err error) bool {
+	return errors.Is(err, store.ErrBusy) || errors.Is(err, store.ErrFull) ||
+		errors.Is(err, store.ErrReadOnly) || errors.Is(err, store.ErrWrite)
+}
+
+// spoolFor spools j, which the database could not take because of err (a
+// notNow error). A busy database is routine and not reported; one that is
+// read-only, full or failing writes is a problem the user must hear of, so
+// it comes back as the error, with where the event went.
+func (h *Handler) spoolFor(j job, err error) error {
+	if errors.Is(err, store.ErrBusy) {
+		return h.spool(j, "database busy")
+	}
+	if serr := h.spool(j, err.Error()); serr != nil {
+		return serr
+	}
+	return fmt.Errorf("event spooled as %s, to be applied once the database takes writes again: %w", j.ID, err)
+}
+
 // spool writes j to the spool. Spooling is how a busy database is met, not
 // a problem: it is not logged. A failed write loses the event, and says so.
 func (h *Handler) spool(j job, why string) error {
@@ -83,8 +106,7 @@ func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int
 			return t.record(ctx)
 		})
 		switch {
-		case errors.Is(err, store.ErrBusy), errors.Is(err, store.ErrFull), errors.Is(err, store.ErrReadOnly),
-			errors.Is(err, store.ErrWrite), ctx.Err() != nil:
+		case notNow(err), ctx.Err() != nil:
 			return len(entries) - i, err
 		case err != nil:
 			h.setAside(e, err)
