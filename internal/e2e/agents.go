@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -150,10 +151,13 @@ func pick(tools []string, names ...string) string {
 // the "hooks-run-as-installed" check runs without it.
 const codexHooksFlag = "--dangerously-bypass-hook-trust"
 
+// codexAgent runs a model of Codex's own catalogue (gpt-5.5), so Codex
+// offers it what it offers users: exec_command, the freeform apply_patch
+// tool, and MCP tools only through tool_search.
 var codexAgent = &Agent{
 	Name: "codex",
 	UserFiles: func(h *H) map[string]string {
-		return map[string]string{".codex/config.toml": "model = \"gpt-5.1-codex\"\nmodel_provider = \"fake\"\n" +
+		return map[string]string{".codex/config.toml": "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n" +
 			"check_for_update_on_startup = false\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + h.Server.URL + "/v1\"\n" +
 			"env_key = \"FAKE_OPENAI_KEY\"\nwire_api = \"responses\"\n"}
 	},
@@ -186,15 +190,23 @@ var codexAgent = &Agent{
 		case "grep":
 			return shell("grep -rn " + a["pattern"] + " src")
 		case "edit":
-			// This release offers no apply_patch tool to an unknown model: it
-			// takes apply_patch through its shell.
 			line := lineWith(a["file"], a["old"])
-			return shell("apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: " + a["file"] + "\n@@\n-" + line + "\n+" +
-				strings.Replace(line, a["old"], a["new"], 1) + "\n*** End Patch\nPATCH")
+			patch := "*** Begin Patch\n*** Update File: " + a["file"] + "\n@@\n-" + line + "\n+" +
+				strings.Replace(line, a["old"], a["new"], 1) + "\n*** End Patch\n"
+			if slices.Contains(tools, "apply_patch") {
+				// A catalogued model gets apply_patch as a freeform tool.
+				return Call{Name: "apply_patch", Input: patch}
+			}
+			// Without it, Codex takes apply_patch through its shell.
+			return shell("apply_patch <<'PATCH'\n" + patch + "PATCH")
 		case "shell":
 			return shell(a["command"])
 		case "mcp_search": // MCP tools come as a namespace of tools
 			name := mcpTool(tools, "search")
+			if name == "search" && slices.Contains(tools, "tool_search") {
+				// Codex offers MCP tools only once a tool search finds them.
+				return Call{Search: "mem search memory"}
+			}
 			ns, short, _ := strings.Cut(name, "__search")
 			return Call{Name: "search" + short, Namespace: ns, Args: map[string]any{"query": a["query"]}}
 		}

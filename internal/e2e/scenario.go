@@ -276,7 +276,10 @@ func (h *H) sessions() {
 		tools = wreqs[0].Tools
 	}
 	mt := mcpTool(tools, "search")
-	h.check("mcp-tools-listed", slices.Contains(tools, mt) && mt != "search", "tools offered: %d, mem search tool %q", len(tools), mt)
+	searched := mt == "search" && slices.Contains(tools, "tool_search")
+	if !searched {
+		h.check("mcp-tools-listed", slices.Contains(tools, mt) && mt != "search", "tools offered: %d, mem search tool %q", len(tools), mt)
+	}
 	recs, err := h.export()
 	if err != nil {
 		h.check("capture", false, "%v", err)
@@ -310,7 +313,20 @@ func (h *H) sessions() {
 	} else {
 		t0 := rreqs[0].Texts()
 		h.check("prompt-context", strings.Contains(t0, "mem_context"), "%q: prompt-time <mem_context> in the turn's first request: %v", recallPrompt, strings.Contains(t0, "mem_context"))
-		added := newLines(t0, rreqs[1].Texts())
+		// The request before the search result and the one that carries
+		// it (a tool search in between is not a step).
+		before, after := rreqs[0], rreqs[1]
+		for i, r := range rreqs {
+			if r.Step >= 1 {
+				before, after = rreqs[i-1], r
+				break
+			}
+		}
+		if searched {
+			mt = mcpTool(before.Tools, "search")
+			h.check("mcp-tools-listed", mt != "search", "mem search tool %q offered once tool_search found it", mt)
+		}
+		added := newLines(before.Texts(), after.Texts())
 		ok := strings.Contains(added, "discount.js")
 		h.check("mcp-call-returns-memory", ok, "the search result the model got: %s", oneLine(clip(added, 160)))
 		h.check("mcp-result-has-hints", strings.Contains(added, "Next:"), "the model got mem's \"Next:\" hints with the search result: %v", strings.Contains(added, "Next:"))
