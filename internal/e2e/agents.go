@@ -35,6 +35,10 @@ type Agent struct {
 	// Downloads are paths (relative to HOME) the CLI must not fill because
 	// mem is installed (it downloads into them).
 	Downloads []string
+	// OtherModel is a model the CLI knows nothing of, to which it offers
+	// other tools than to its own ("" for none to try): Codex offers it no
+	// apply_patch tool, so its edits go through the shell.
+	OtherModel string
 }
 
 // Agents by name, in the order `all` runs them.
@@ -97,6 +101,7 @@ var claudeAgent = &Agent{
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
+	OtherModel: "gpt-5.1-codex",
 }
 
 var geminiAgent = &Agent{
@@ -170,6 +175,9 @@ var codexAgent = &Agent{
 		if !h.untrusted {
 			args = append(args, codexHooksFlag)
 		}
+		if h.model != "" {
+			args = append(args, "-m", h.model)
+		}
 		return append(args, prompt)
 	},
 	ToolCall: func(h *H, s Step, tools []string) Call {
@@ -213,6 +221,7 @@ var codexAgent = &Agent{
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
+	OtherModel: "gpt-5.1-codex",
 }
 
 // lineWith returns the line of a project file that holds s.
@@ -274,4 +283,5 @@ var opencodeAgent = &Agent{
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
+	OtherModel: "gpt-5.1-codex",
 }
