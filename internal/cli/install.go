@@ -24,13 +24,17 @@ func newInstallCmd(app *App, remove bool) *cobra.Command {
 	long := `Merge mem's hook entries into the agent's settings file, keeping everything else in it, or write
 mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
 A settings file or backup that is a link, FIFO or device, or a project folder that leads out of the
-project, is refused and nothing is written. Settings files (user scope, project scope):
+project, is refused and nothing is written. Codex runs a user's hooks only once they are trusted:
+in user scope, install also records that trust for exactly the hooks it added in Codex's
+config.toml, as /hooks in Codex would (mem doctor checks it). Settings files (user scope, project
+scope):
 ` + agentFiles(func(a install.Agent) install.Paths { return a.Settings })
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
 		long = `Remove mem's hook entries (and the groups and events they leave empty) from the agent's
 settings file, or mem's OpenCode plugin. Everything else in the file stays; the previous file is kept
-as <file>.mem.bak. Links, FIFOs and devices are refused as by install.`
+as <file>.mem.bak. For Codex it also takes out the trust install recorded for those hooks. Links,
+FIFOs and devices are refused as by install.`
 	}
 	cmd := &cobra.Command{
 		Use:       use + " " + strings.Join(install.Names(), "|"),
