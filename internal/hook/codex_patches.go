@@ -56,8 +56,8 @@ func codexShellPatches(path, turnID string) []capture.Call {
 	sc.Buffer(make([]byte, 64<<10), transcriptTail)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if !bytes.Contains(line, []byte(`"response_item"`)) {
-			continue
+		if !bytes.Contains(line, []byte(`"response_item"`)) || !bytes.Contains(line, []byte(turnID)) {
+			continue // only the turn's records are decoded
 		}
 		var r record
 		if json.Unmarshal(line, &r) != nil || r.Type != "response_item" || r.Payload.Meta.TurnID != turnID {
