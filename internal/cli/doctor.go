@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 )
@@ -18,7 +20,9 @@ func newDoctorCmd(app *App) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the database: integrity, full-text indexes, migrations, WAL size, spool (exit 1 if unwell)",
 		Long: `Check the database: SQLite's integrity check, each full-text index against its table, the
-migration state, the WAL size and the hook events spooled beside it. Exit 1 when a check fails.
+migration state, the WAL size and the hook events spooled beside it; and, for an agent that
+runs hooks only once trusted (Codex), that it trusts mem's hooks as they are now (trusted,
+untrusted, or stale: trusted once, changed since). Exit 1 when a check fails.
 
 A check that finds the database held by another process (an import, say) waits for it up to
 10 s, then is reported "busy": it was not run, which says nothing of damage, and does not
@@ -28,12 +32,21 @@ file yet, it says so and creates none.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			path := app.cfg.Settings.DB
+			trust := trustChecks(app)
 			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 				// Nothing to check, and nothing to create: hooks and mem init make it.
+				healthy := checksOK(trust)
 				if app.JSON {
-					return printJSON(app.Out, map[string]any{"db": path, "exists": false, "healthy": true, "checks": []store.Check{}})
+					if err := printJSON(app.Out, map[string]any{"db": path, "exists": false, "healthy": healthy, "checks": append([]store.Check{}, trust...)}); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintf(app.text(), "no database yet at %s: mem init creates it (hooks do at first use)\n", path)
+					printChecks(app, trust)
 				}
-				fmt.Fprintf(app.text(), "no database yet at %s: mem init creates it (hooks do at first use)\n", path)
+				if !healthy {
+					return &exitError{code: ExitFailure, msg: "an agent will not run mem's hooks"}
+				}
 				return nil
 			}
 			db, err := store.Open(ctx, path, store.Options{NoMigrate: true, Wait: doctorWait})
@@ -41,33 +54,107 @@ file yet, it says so and creates none.`,
 				return dbError(app.cfg.Settings.DB, err)
 			}
 			defer db.Close()
-			checks := append(db.Doctor(ctx), spoolCheck(db.Path()))
-			healthy := true
-			for _, c := range checks {
-				healthy = healthy && c.OK
-			}
+			checks := append(append(db.Doctor(ctx), spoolCheck(db.Path())), trust...)
+			healthy := checksOK(checks)
 			if app.JSON {
 				if err := printJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {
 					return err
 				}
 			} else {
-				for _, c := range checks {
-					mark := "ok  "
-					switch {
-					case !c.OK:
-						mark = "FAIL"
-					case c.Busy:
-						mark = "busy"
-					}
-					fmt.Fprintf(app.text(), "%s  %-22s %s\n", mark, c.Name, c.Detail)
-				}
+				printChecks(app, checks)
+			}
+			if !checksOK(checks[:len(checks)-len(trust)]) {
+				return &exitError{code: ExitFailure, msg: "the database at " + db.Path() + " is not healthy"}
 			}
 			if !healthy {
-				return &exitError{code: ExitFailure, msg: "the database at " + db.Path() + " is not healthy"}
+				return &exitError{code: ExitFailure, msg: "an agent will not run mem's hooks"}
 			}
 			return nil
 		},
 	}
+}
+
+// checksOK reports whether every check passed.
+func checksOK(checks []store.Check) bool {
+	for _, c := range checks {
+		if !c.OK {
+			return false
+		}
+	}
+	return true
+}
+
+func printChecks(app *App, checks []store.Check) {
+	for _, c := range checks {
+		mark := "ok  "
+		switch {
+		case !c.OK:
+			mark = "FAIL"
+		case c.Busy:
+			mark = "busy"
+		}
+		fmt.Fprintf(app.text(), "%s  %-22s %s\n", mark, c.Name, c.Detail)
+	}
+}
+
+// trustChecks checks, for each agent that runs a user's hooks only once
+// they are trusted (Codex) and has mem's hooks in the user's settings,
+// that the trust it holds is for those hooks as they are now.
+func trustChecks(app *App) []store.Check {
+	places, err := installPlaces(app, install.ScopeUser)
+	if err != nil {
+		return nil
+	}
+	var checks []store.Check
+	for _, a := range install.All.Get() {
+		t := install.TrustFor(a.Name, install.ScopeUser)
+		if t == nil {
+			continue
+		}
+		name := a.Name + " hook trust"
+		path := a.Settings.User(places)
+		settings, err := install.Read(path, "")
+		if err != nil || settings == nil {
+			continue // no hooks of mem's there to check
+		}
+		source, err := t.Source(places)
+		if err != nil {
+			checks = append(checks, store.Check{Name: name, Detail: err.Error()})
+			continue
+		}
+		conf, err := install.Read(t.File(places), "")
+		if err == nil {
+			var hooks []install.HookTrust
+			if hooks, err = install.HooksTrust(a.Name, source, settings, conf, ""); err == nil && len(hooks) > 0 {
+				checks = append(checks, trustCheck(name, a.Name, t.File(places), hooks))
+			}
+		}
+		if err != nil {
+			checks = append(checks, store.Check{Name: name, Detail: fmt.Sprintf("reading %s: %v", t.File(places), err)})
+		}
+	}
+	return checks
+}
+
+// trustCheck sums up the trust an agent holds in mem's hooks.
+func trustCheck(name, agent, file string, hooks []install.HookTrust) store.Check {
+	var bad, off []string
+	for _, h := range hooks {
+		if st := h.Status(); st != "trusted" {
+			bad = append(bad, st+" "+h.Key)
+		} else if !h.Enabled {
+			off = append(off, h.Key)
+		}
+	}
+	if len(bad) > 0 {
+		return store.Check{Name: name, Detail: fmt.Sprintf("%d of mem's %d hooks will not run: %s; run mem install %s again (it records the trust in %s), or trust them with /hooks in %s",
+			len(bad), len(hooks), strings.Join(bad, ", "), agent, file, agent)}
+	}
+	detail := fmt.Sprintf("mem's %d hooks trusted in %s", len(hooks), file)
+	if len(off) > 0 {
+		detail += fmt.Sprintf("; %d turned off in /hooks: %s", len(off), strings.Join(off, ", "))
+	}
+	return store.Check{Name: name, OK: true, Detail: detail}
 }
 
 // doctorWait is how long doctor's checks wait for another process's write.

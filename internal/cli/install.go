@@ -24,13 +24,17 @@ func newInstallCmd(app *App, remove bool) *cobra.Command {
 	long := `Merge mem's hook entries into the agent's settings file, keeping everything else in it, or write
 mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
 A settings file or backup that is a link, FIFO or device, or a project folder that leads out of the
-project, is refused and nothing is written. Settings files (user scope, project scope):
+project, is refused and nothing is written. Codex runs a user's hooks only once they are trusted:
+in user scope, install also records that trust for exactly the hooks it added in Codex's
+config.toml, as /hooks in Codex would (mem doctor checks it). Settings files (user scope, project
+scope):
 ` + agentFiles(func(a install.Agent) install.Paths { return a.Settings })
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
 		long = `Remove mem's hook entries (and the groups and events they leave empty) from the agent's
 settings file, or mem's OpenCode plugin. Everything else in the file stays; the previous file is kept
-as <file>.mem.bak. Links, FIFOs and devices are refused as by install.`
+as <file>.mem.bak. For Codex it also takes out the trust install recorded for those hooks. Links,
+FIFOs and devices are refused as by install.`
 	}
 	cmd := &cobra.Command{
 		Use:       use + " " + strings.Join(install.Names(), "|"),
@@ -74,11 +78,63 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	if err != nil {
 		return usageErr(err)
 	}
+	// Trust is worked out before anything is written, so that a refusal
+	// leaves both files as they were.
+	trust, err := trustPlan(app, o, plan, bin, remove)
+	if err != nil {
+		return err
+	}
 	backup, err := applyPlan(plan, root, o.DryRun)
 	if err != nil {
 		return err
 	}
-	return printPlan(app, plan, o, remove, backup)
+	var trustBackup string
+	if trust != nil {
+		if trustBackup, err = applyPlan(*trust, "", o.DryRun); err != nil {
+			return err
+		}
+	}
+	return printPlan(app, plan, o, remove, backup, trust, trustBackup)
+}
+
+// trustPlan is the plan that records (or takes out) the trust an agent
+// needs in mem's hooks before it runs them (nil for an agent or scope that
+// needs none): for the hooks plan installs, or those it removes.
+func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remove bool) (*install.Plan, error) {
+	t := install.TrustFor(o.Agent, o.Scope)
+	if t == nil {
+		return nil, nil
+	}
+	places, err := installPlaces(app, o.Scope)
+	if err != nil {
+		return nil, err
+	}
+	path := t.File(places)
+	settings := hooks.After
+	if remove {
+		settings = hooks.Before
+	}
+	if settings == nil {
+		return nil, nil
+	}
+	source, err := t.Source(places)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("finding where %s keeps its hooks: %w", hooks.Agent, err))
+	}
+	before, err := install.Read(path, "")
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var p install.Plan
+	if remove {
+		p, err = install.UninstallTrust(o.Agent, path, source, settings, before, bin)
+	} else {
+		p, err = install.InstallTrust(o.Agent, path, source, settings, before, bin)
+	}
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return &p, nil
 }
 
 // installTarget checks an agent and a scope, and finds and reads the file
@@ -157,33 +213,59 @@ func applyPlan(p install.Plan, root string, dryRun bool) (backup string, err err
 	return install.Apply(p, root)
 }
 
-func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup string) error {
+func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup string, trust *install.Plan, trustBackup string) error {
+	notes := p.Notes
+	if a, ok := install.Lookup(p.Agent); ok && a.Trust != nil && o.Scope == install.ScopeProject && !remove {
+		notes = append(notes, a.Trust.ProjectNote)
+	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"agent": p.Agent, "path": p.Path, "changed": p.Changed,
+		out := map[string]any{"agent": p.Agent, "path": p.Path, "changed": p.Changed,
 			"dry_run": o.DryRun, "backup": backup, "content": string(p.After), "removed": p.After == nil && p.Changed,
-			"notes": p.Notes})
+			"notes": notes}
+		if trust != nil {
+			out["trust"] = map[string]any{"path": trust.Path, "changed": trust.Changed, "backup": trustBackup,
+				"content": string(trust.After), "removed": trust.After == nil && trust.Changed}
+		}
+		return printJSON(app.Out, out)
 	}
-	verb := "installed mem's hooks for " + p.Agent + " in"
+	a, f := p.Agent, p.Path
 	if remove {
-		verb = "removed mem's hooks for " + p.Agent + " from"
+		printChange(app, p, o.DryRun, backup, "mem's hooks for "+a+" are not in "+f+": nothing to remove",
+			"removed mem's hooks for "+a+" from "+f)
+	} else {
+		printChange(app, p, o.DryRun, backup, "mem's hooks for "+a+" are already in "+f+": nothing to change",
+			"installed mem's hooks for "+a+" in "+f)
 	}
+	if trust != nil {
+		f = trust.Path
+		if remove {
+			printChange(app, *trust, o.DryRun, trustBackup, "no trust in mem's hooks for "+a+" in "+f+": nothing to remove",
+				"removed the trust in mem's hooks from "+f)
+		} else {
+			printChange(app, *trust, o.DryRun, trustBackup, "mem's hooks are already trusted in "+f+": "+a+" runs them",
+				"trusted mem's hooks in "+f+" (what /hooks in "+a+" records), so "+a+" runs them")
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(app.Out, "note: %s\n", n)
+	}
+	return nil
+}
+
+// printChange says what a plan did (done) or would do, or that it had
+// nothing to do (same).
+func printChange(app *App, p install.Plan, dryRun bool, backup, same, done string) {
 	switch {
-	case !p.Changed && remove:
-		fmt.Fprintf(app.Out, "mem's hooks for %s are not in %s: nothing to remove\n", p.Agent, p.Path)
 	case !p.Changed:
-		fmt.Fprintf(app.Out, "mem's hooks for %s are already in %s: nothing to change\n", p.Agent, p.Path)
-	case o.DryRun && p.After == nil:
+		fmt.Fprintln(app.Out, same)
+	case dryRun && p.After == nil:
 		fmt.Fprintf(app.Out, "would remove %s\n", p.Path)
-	case o.DryRun:
+	case dryRun:
 		fmt.Fprintf(app.Out, "would write %s:\n%s", p.Path, p.After)
 	default:
-		fmt.Fprintf(app.Out, "%s %s\n", verb, p.Path)
+		fmt.Fprintln(app.Out, done)
 		if backup != "" {
 			fmt.Fprintf(app.Out, "previous file kept as %s\n", backup)
 		}
 	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(app.Out, "note: %s\n", n)
-	}
-	return nil
 }

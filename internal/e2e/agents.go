@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -34,6 +35,10 @@ type Agent struct {
 	// Downloads are paths (relative to HOME) the CLI must not fill because
 	// mem is installed (it downloads into them).
 	Downloads []string
+	// OtherModel is a model the CLI knows nothing of, to which it offers
+	// other tools than to its own ("" for none to try): Codex offers it no
+	// apply_patch tool, so its edits go through the shell.
+	OtherModel string
 }
 
 // Agents by name, in the order `all` runs them.
@@ -96,6 +101,7 @@ var claudeAgent = &Agent{
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
+	OtherModel: "gpt-5.1-codex",
 }
 
 var geminiAgent = &Agent{
@@ -150,10 +156,13 @@ func pick(tools []string, names ...string) string {
 // the "hooks-run-as-installed" check runs without it.
 const codexHooksFlag = "--dangerously-bypass-hook-trust"
 
+// codexAgent runs a model of Codex's own catalogue (gpt-5.5), so Codex
+// offers it what it offers users: exec_command, the freeform apply_patch
+// tool, and MCP tools only through tool_search.
 var codexAgent = &Agent{
 	Name: "codex",
 	UserFiles: func(h *H) map[string]string {
-		return map[string]string{".codex/config.toml": "model = \"gpt-5.1-codex\"\nmodel_provider = \"fake\"\n" +
+		return map[string]string{".codex/config.toml": "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n" +
 			"check_for_update_on_startup = false\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"" + h.Server.URL + "/v1\"\n" +
 			"env_key = \"FAKE_OPENAI_KEY\"\nwire_api = \"responses\"\n"}
 	},
@@ -165,6 +174,9 @@ var codexAgent = &Agent{
 		args := []string{"codex", "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
 		if !h.untrusted {
 			args = append(args, codexHooksFlag)
+		}
+		if h.model != "" {
+			args = append(args, "-m", h.model)
 		}
 		return append(args, prompt)
 	},
@@ -186,21 +198,30 @@ var codexAgent = &Agent{
 		case "grep":
 			return shell("grep -rn " + a["pattern"] + " src")
 		case "edit":
-			// This release offers no apply_patch tool to an unknown model: it
-			// takes apply_patch through its shell.
 			line := lineWith(a["file"], a["old"])
-			return shell("apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: " + a["file"] + "\n@@\n-" + line + "\n+" +
-				strings.Replace(line, a["old"], a["new"], 1) + "\n*** End Patch\nPATCH")
+			patch := "*** Begin Patch\n*** Update File: " + a["file"] + "\n@@\n-" + line + "\n+" +
+				strings.Replace(line, a["old"], a["new"], 1) + "\n*** End Patch\n"
+			if slices.Contains(tools, "apply_patch") {
+				// A catalogued model gets apply_patch as a freeform tool.
+				return Call{Name: "apply_patch", Input: patch}
+			}
+			// Without it, Codex takes apply_patch through its shell.
+			return shell("apply_patch <<'PATCH'\n" + patch + "PATCH")
 		case "shell":
 			return shell(a["command"])
 		case "mcp_search": // MCP tools come as a namespace of tools
 			name := mcpTool(tools, "search")
+			if name == "search" && slices.Contains(tools, "tool_search") {
+				// Codex offers MCP tools only once a tool search finds them.
+				return Call{Search: "mem search memory"}
+			}
 			ns, short, _ := strings.Cut(name, "__search")
 			return Call{Name: "search" + short, Namespace: ns, Args: map[string]any{"query": a["query"]}}
 		}
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
+	OtherModel: "gpt-5.1-codex",
 }
 
 // lineWith returns the line of a project file that holds s.
@@ -262,4 +283,5 @@ var opencodeAgent = &Agent{
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
+	OtherModel: "gpt-5.1-codex",
 }

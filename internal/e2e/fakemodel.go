@@ -27,6 +27,12 @@ type Call struct {
 	Name      string
 	Args      any
 	Namespace string // Responses API: the namespace tool Name belongs to
+	// Input is the raw text of a freeform tool call (Responses API custom
+	// tools, such as Codex's apply_patch); Args is then unused.
+	Input string
+	// Search, when set, is a Responses API tool_search call for these
+	// words instead: Codex defers MCP tools behind it.
+	Search string
 }
 
 // Script is the conversation the fake model plays for one prompt.

@@ -41,8 +41,11 @@ type H struct {
 	out     io.Writer
 	// untrusted runs the CLI without any flag that trusts hooks for it.
 	untrusted bool
-	bare      Run      // the first start without mem
-	resume    []string // the next run's command line, when set
+	// model, when set, is the model the CLI is told to use instead of the
+	// one its settings name.
+	model  string
+	bare   Run      // the first start without mem
+	resume []string // the next run's command line, when set
 }
 
 // Result is one check.
@@ -287,8 +290,11 @@ type Exported struct {
 }
 
 // export reads the whole database through `mem export`.
-func (h *H) export() ([]Exported, error) {
-	cmd := exec.Command(h.Opt.Mem, "export", "--db", h.DB)
+func (h *H) export() ([]Exported, error) { return h.exportDB(h.DB) }
+
+// exportDB exports the database at db.
+func (h *H) exportDB(db string) ([]Exported, error) {
+	cmd := exec.Command(h.Opt.Mem, "export", "--db", db)
 	cmd.Env = h.env("")
 	cmd.Dir = h.Project
 	out, err := cmd.Output()

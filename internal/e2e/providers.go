@@ -123,9 +123,25 @@ func parseResponses(body []byte) (turn, error) {
 	}
 	for _, raw := range req.Input {
 		var item struct {
-			Type string `json:"type"`
+			Type  string `json:"type"`
+			Tools []struct {
+				Name  string `json:"name"`
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+			} `json:"tools"` // what a tool_search call found
 		}
 		json.Unmarshal(raw, &item)
+		if item.Type == "tool_search_output" {
+			// Tools found by a search are offered from then on; the search
+			// is not a step of the script.
+			for _, x := range item.Tools {
+				t.tools = append(t.tools, x.Name)
+				for _, in := range x.Tools {
+					t.tools = append(t.tools, x.Name+"__"+in.Name)
+				}
+			}
+		}
 		var c any
 		json.Unmarshal(raw, &c)
 		m := msg{texts: texts(c)}
@@ -143,13 +159,20 @@ func replyResponses(w http.ResponseWriter, id, text string, call *Call) {
 	resp := map[string]any{"id": "resp_" + id, "object": "response", "status": "in_progress", "model": "fake", "output": []any{}}
 	sse(w, "response.created", map[string]any{"type": "response.created", "response": resp})
 	var item map[string]any
-	if call != nil {
+	switch {
+	case call != nil && call.Search != "":
+		item = map[string]any{"type": "tool_search_call", "id": "tsc_" + id, "call_id": "call_" + id, "execution": "client",
+			"arguments": map[string]any{"query": call.Search, "limit": 8}, "status": "completed"}
+	case call != nil && call.Input != "":
+		item = map[string]any{"type": "custom_tool_call", "id": "ctc_" + id, "call_id": "call_" + id, "name": call.Name,
+			"input": call.Input, "status": "completed"}
+	case call != nil:
 		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": "call_" + id, "name": call.Name,
 			"arguments": argsJSON(call), "status": "completed"}
 		if call.Namespace != "" {
 			item["namespace"] = call.Namespace
 		}
-	} else {
+	default:
 		item = map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": text, "annotations": []any{}}}}
 		sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0,

@@ -76,6 +76,7 @@ func RunAgent(opt Options, a *Agent, srv *Server) *H {
 		return h
 	}
 	h.sessions()
+	h.otherModel()
 	h.faults()
 	h.timing()
 	h.uninstall()
@@ -276,7 +277,10 @@ func (h *H) sessions() {
 		tools = wreqs[0].Tools
 	}
 	mt := mcpTool(tools, "search")
-	h.check("mcp-tools-listed", slices.Contains(tools, mt) && mt != "search", "tools offered: %d, mem search tool %q", len(tools), mt)
+	searched := mt == "search" && slices.Contains(tools, "tool_search")
+	if !searched {
+		h.check("mcp-tools-listed", slices.Contains(tools, mt) && mt != "search", "tools offered: %d, mem search tool %q", len(tools), mt)
+	}
 	recs, err := h.export()
 	if err != nil {
 		h.check("capture", false, "%v", err)
@@ -310,7 +314,20 @@ func (h *H) sessions() {
 	} else {
 		t0 := rreqs[0].Texts()
 		h.check("prompt-context", strings.Contains(t0, "mem_context"), "%q: prompt-time <mem_context> in the turn's first request: %v", recallPrompt, strings.Contains(t0, "mem_context"))
-		added := newLines(t0, rreqs[1].Texts())
+		// The request before the search result and the one that carries
+		// it (a tool search in between is not a step).
+		before, after := rreqs[0], rreqs[1]
+		for i, r := range rreqs {
+			if r.Step >= 1 {
+				before, after = rreqs[i-1], r
+				break
+			}
+		}
+		if searched {
+			mt = mcpTool(before.Tools, "search")
+			h.check("mcp-tools-listed", mt != "search", "mem search tool %q offered once tool_search found it", mt)
+		}
+		added := newLines(before.Texts(), after.Texts())
 		ok := strings.Contains(added, "discount.js")
 		h.check("mcp-call-returns-memory", ok, "the search result the model got: %s", oneLine(clip(added, 160)))
 		h.check("mcp-result-has-hints", strings.Contains(added, "Next:"), "the model got mem's \"Next:\" hints with the search result: %v", strings.Contains(added, "Next:"))
@@ -502,6 +519,34 @@ func (h *H) checkStored(recs []Exported) {
 	}
 	h.check("sessions-ended", sessions > 0 && ended == sessions, "%d of %d sessions ended; %d summaries; expected 3 sessions", ended, sessions, summaries)
 	h.check("session-count", sessions == 3, "sessions stored: %d (3 headless runs)", sessions)
+}
+
+// otherModel runs an edit with a model the CLI knows nothing of (Codex
+// then offers no apply_patch tool: the model patches through the shell and
+// Codex reports it in no tool event), into a database of its own, and
+// checks that the edit is stored.
+func (h *H) otherModel() {
+	if h.Agent.OtherModel == "" {
+		return
+	}
+	db := filepath.Join(h.Root, "other-model", "mem.db")
+	os.MkdirAll(filepath.Dir(db), 0o755)
+	sc := Script{Prompt: "Rename total to cartTotal in src/cart.js.", Steps: []Step{
+		{Tool: "edit", Args: map[string]string{"file": "src/cart.js", "old": "function total(", "new": "function cartTotal("}},
+		{Text: "Renamed total to cartTotal."},
+	}}
+	h.model = h.Agent.OtherModel
+	r := h.run("other-model", sc, db)
+	h.model = ""
+	recs, err := h.exportDB(db)
+	var titles []string
+	for _, o := range recs {
+		if o.Kind == "observation" {
+			titles = append(titles, o.Title)
+		}
+	}
+	ok := err == nil && r.Exit == 0 && slices.ContainsFunc(titles, func(t string) bool { return strings.HasPrefix(t, "Patched src/cart.js") })
+	h.check("capture-edit-other-model", ok, "with model %s (exit %d): observations %q%s", h.Agent.OtherModel, r.Exit, titles, runErr(r))
 }
 
 // faults runs a short session with the database missing, locked, a

@@ -26,6 +26,8 @@ type claudeEvent struct {
 	LastMessage  json.RawMessage `json:"last_assistant_message"`
 	AgentID      json.RawMessage `json:"agent_id"`
 	AgentType    json.RawMessage `json:"agent_type"`
+	TurnID       json.RawMessage `json:"turn_id"`         // Codex
+	Transcript   json.RawMessage `json:"transcript_path"` // Codex
 }
 
 // call is the tool call a tool event reports.
@@ -71,6 +73,9 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 		ev.Kind = KindPreCompact
 	case "Stop":
 		ev.Kind, ev.Message = KindStop, text(e.LastMessage)
+		if c.agent == AgentCodex {
+			ev.Patches = codexShellPatches(text(e.Transcript), text(e.TurnID))
+		}
 	case "SubagentStop":
 		ev.Kind, ev.Message = KindSubagentStop, text(e.LastMessage)
 		if ev.ParentID != "" && ev.AgentType == "" {

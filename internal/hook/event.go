@@ -52,6 +52,9 @@ type Event struct {
 	Prompt     string
 	Call       capture.Call
 	Message    string // the agent's last message (Stop, AfterAgent)
+	// Patches are edits the turn made that no tool event reported (Codex's
+	// apply_patch run through its shell), given at Stop.
+	Patches []capture.Call `json:",omitempty"`
 }
 
 // Reply is what mem answers.

@@ -411,6 +411,11 @@ func (t *turn) record(ctx context.Context) error {
 			}
 		}
 	case KindStop:
+		for _, c := range t.ev.Patches {
+			if err := t.toolCall(ctx, c); err != nil {
+				return err
+			}
+		}
 		if strings.TrimSpace(t.ev.Message) == "" {
 			return nil
 		}
@@ -594,14 +599,18 @@ func (t *turn) where() capture.Where {
 	return w
 }
 
-// tool records what a tool call read and the observation it makes.
-func (t *turn) tool(ctx context.Context) error {
+// tool records what the event's tool call read and the observation it
+// makes.
+func (t *turn) tool(ctx context.Context) error { return t.toolCall(ctx, t.ev.Call) }
+
+// toolCall records what a tool call read and the observation it makes.
+func (t *turn) toolCall(ctx context.Context, call capture.Call) error {
 	// The session as stored gives the prompt number the capture records.
 	if err := t.ensure(ctx); err != nil {
 		return err
 	}
 	w := t.where()
-	r := capture.Analyze(t.ev.Call, w)
+	r := capture.Analyze(call, w)
 	t.analysis = &r
 	if len(r.FilesRead) > 0 {
 		if err := t.db.AddFilesRead(ctx, t.s.ID, r.FilesRead, t.at); err != nil {
@@ -614,7 +623,7 @@ func (t *turn) tool(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		o = capture.Success(*r.Check, last, w, t.ev.Call.Tool)
+		o = capture.Success(*r.Check, last, w, call.Tool)
 	}
 	if o != nil {
 		o.CreatedAt = t.at

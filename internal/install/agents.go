@@ -19,6 +19,7 @@ type Agent struct {
 	Settings Paths        // the file mem's hooks go into
 	Hooks    Hooks        // how they are merged into it
 	Notes    []string     // printed after install
+	Trust    *Trust       // where the agent keeps trust in mem's hooks, if it asks for it
 	MCPFile  Paths        // the file its MCP servers are listed in
 	MCP      MCP          // how mem's server entry is written there
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // Codex returns Codex CLI: Claude Code's hook protocol and settings shape, MCP
-// servers in its config.toml.
+// servers in its config.toml. Codex runs a user's hook only once it is
+// trusted; install records that trust in the user's config.toml, as /hooks
+// in Codex's TUI would.
 func Codex() Agent {
 	return Agent{
 		Name:    "codex",
@@ -19,9 +21,13 @@ func Codex() Agent {
 		},
 		Hooks: jsonHooks{timeout: int(hook.EditorTimeout / time.Second), events: []hookEvent{
 			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""}, {"SessionEnd", ""},
-		}},
-		Notes: []string{"Codex runs a hook only once you trust it: start codex, type /hooks and trust mem's hooks " +
-			"(once, and again after reinstalling; codex exec --dangerously-bypass-hook-trust skips the check)"},
+		}, limits: map[string]int{"SessionEnd": 3}},
+		Trust: &Trust{
+			File:   func(p Places) string { return filepath.Join(codexHome(p), "config.toml") },
+			Source: codexSource,
+			ProjectNote: "Codex runs a project's hooks only once each user trusts them: start codex in the project, " +
+				"type /hooks and trust mem's hooks (again after they change; codex exec --dangerously-bypass-hook-trust skips the check)",
+		},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(codexHome(p), "config.toml") },
 			Project: filepath.Join(".codex", "config.toml"),

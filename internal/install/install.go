@@ -67,8 +67,11 @@ type hookEvent struct {
 // [{"type": "command", "command": ..., "timeout": ...}]}]}.
 type jsonHooks struct {
 	events  []hookEvent
-	timeout int  // in the agent's unit
-	named   bool // hook entries carry a name (Gemini)
+	timeout int // in the agent's unit
+	// limits holds the agent's own lower limit for an event's timeout, so
+	// that the agent need not cut it down (and say so) on every start.
+	limits map[string]int
+	named  bool // hook entries carry a name (Gemini)
 }
 
 // Command returns the hook command line for the mem binary at bin.
@@ -149,7 +152,11 @@ func (h jsonHooks) install(p *Plan, arg, bin string) error {
 		}
 		entry.set("type", "command")
 		entry.set("command", cmd)
-		entry.set("timeout", json.Number(fmt.Sprint(h.timeout)))
+		timeout := h.timeout
+		if l, ok := h.limits[ev.name]; ok {
+			timeout = min(timeout, l)
+		}
+		entry.set("timeout", json.Number(fmt.Sprint(timeout)))
 		group := newObject()
 		if ev.matcher != "" {
 			group.set("matcher", ev.matcher)
