@@ -58,8 +58,9 @@ func (copilot) Decode(data []byte, _ func(string) string) (Event, error) {
 	return ev, nil
 }
 
-// copilotExit is the line Copilot's shell tool ends a command's result with.
-var copilotExit = lazy.NewRegexp(`<exited with exit code (-?\d+)>\s*$`)
+// copilotExit is the line Copilot's shell tool ends a command's result with
+// (1.0.102: "<shellId: 0 completed with exit code 1>").
+var copilotExit = lazy.NewRegexp(`<shellId: [^>]* completed with exit code (-?\d+)>\s*$`)
 
 // copilotResult turns a tool_result into the {output, exit_code} capture
 // reads; anything else is passed on as it is.
