@@ -26,10 +26,12 @@ func Copilot() Agent {
 		Hooks: flatHooks{key: "bash", events: []hookEvent{
 			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"PostToolUseFailure", ""},
 			{"PreCompact", ""}, {"Stop", ""}, {"SessionEnd", ""},
-		}, fields: func(e *object) {
-			e.keys = append([]string{"type"}, e.keys...)
-			e.vals["type"] = "command"
+		}, entry: func(cmd string) *object {
+			e := newObject()
+			e.set("type", "command")
+			e.set("bash", cmd)
 			e.set("timeoutSec", json.Number(fmt.Sprint(int(hook.EditorTimeout/time.Second))))
+			return e
 		}},
 		Notes: []string{"Copilot runs a repository's hooks (.github/hooks) and MCP servers only in a folder you trusted; " +
 			"with copilot -p, set GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true for project-scope hooks"},

@@ -23,6 +23,10 @@ func Cursor() Agent {
 		Hooks: flatHooks{key: "command", events: []hookEvent{
 			{"sessionStart", ""}, {"beforeSubmitPrompt", ""}, {"afterFileEdit", ""}, {"afterShellExecution", ""},
 			{"preCompact", ""}, {"sessionEnd", ""},
+		}, entry: func(cmd string) *object {
+			e := newObject()
+			e.set("command", cmd)
+			return e
 		}},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(p.Home, ".cursor", "mcp.json") },

@@ -16,8 +16,8 @@ import (
 // the file back byte for byte.
 type flatHooks struct {
 	events []hookEvent
-	key    string          // the entry's field holding the command line
-	fields func(e *object) // sets the entry's other fields
+	key    string                   // the entry's field holding the command line
+	entry  func(cmd string) *object // mem's entry, running cmd
 }
 
 // matcher recognises mem's entries for arg: the command install writes for
@@ -84,13 +84,9 @@ func (h flatHooks) install(p *Plan, arg, bin string) error {
 	hooks, _ := asObject(doc, "hooks")
 	cmd := Command(bin, arg)
 	for _, ev := range h.events {
-		entry := newObject()
-		entry.set(h.key, cmd)
+		entry := h.entry(cmd)
 		if ev.matcher != "" {
 			entry.set("matcher", ev.matcher)
-		}
-		if h.fields != nil {
-			h.fields(entry)
 		}
 		list, _ := hooks.vals[ev.name].([]any)
 		hooks.set(ev.name, append(list, entry))
