@@ -21,6 +21,12 @@ var copilotAgent = &Agent{
 	Args: func(h *H, prompt string) []string {
 		return []string{"copilot", "-p", prompt, "--allow-all-tools", "--output-format", "json", "--no-auto-update"}
 	},
+	// copilot -p /compact --resume ID compacts (PreCompact, trigger
+	// manual); the next turn resumes the session, so its SessionStart
+	// (source resume) gives the start block and drops the compaction block.
+	Resume: func(h *H, id, prompt string) []string {
+		return []string{"copilot", "-p", prompt, "--resume", id, "--allow-all-tools", "--output-format", "json", "--no-auto-update"}
+	},
 	ToolCall: func(h *H, s Step, tools []string) Call {
 		a := s.Args
 		switch s.Tool {
