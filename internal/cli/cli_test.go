@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,7 +33,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("MEM_DB", env.WorkDir+"/mem.db")
 			env.Setenv("MEM_PROJECT", "test/project")
 			env.Setenv("NO_COLOR", "1")
-			return nil
+			// The hook events recorded from the agents (and Cursor's, from
+			// its documentation), for `stdin $EVENTS/<agent>/<event>.json`.
+			events, err := filepath.Abs(filepath.Join("..", "e2e", "testdata", "events"))
+			env.Setenv("EVENTS", events)
+			return err
 		},
 		RequireExplicitExec: false,
 		Cmds:                hookCmds(),

@@ -15,7 +15,8 @@ import (
 // sources for the files it read or changed; then the session's pending
 // context is consumed as one block. After a tool call the block is given
 // only to agents that take context there (Claude Code's PostToolUse,
-// Gemini's AfterTool); for the others it waits for the next prompt.
+// Gemini's AfterTool, Copilot's PostToolUse); for the others it waits for
+// the next prompt.
 func hookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
 	return func(ctx context.Context, db *store.DB, t hook.ContextTurn) (string, error) {
 		ts := triggers.Session{ID: t.Session.ID, Project: t.Session.Project, Root: t.Root}
@@ -30,7 +31,8 @@ func hookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
 			block, _, err := promptContext(ctx, cfg, now, db, ts, t.Event.Prompt, limit)
 			return block, err
 		case hook.KindTool:
-			deliver := t.Event.Agent == hook.AgentClaude || t.Event.Agent == hook.AgentGemini
+			deliver := t.Event.Agent == hook.AgentClaude || t.Event.Agent == hook.AgentGemini ||
+				t.Event.Agent == hook.AgentCopilot && t.Event.Name == "PostToolUse"
 			block, _, err := fileContext(ctx, cfg, now, db, ts, t.Read, t.Edited, deliver, limit)
 			return block, err
 		}

@@ -14,6 +14,7 @@ var Versions = map[string]string{
 	"codex":    "@openai/codex@0.169.0",
 	"gemini":   "@google/gemini-cli@0.61.0",
 	"opencode": "opencode-ai@1.18.33",
+	"copilot":  "@github/copilot@1.0.102",
 }
 
 // Agent is how one CLI is configured, driven and spoken to.
@@ -42,7 +43,7 @@ type Agent struct {
 }
 
 // Agents by name, in the order `all` runs them.
-var Agents = []*Agent{claudeAgent, geminiAgent, codexAgent, opencodeAgent}
+var Agents = []*Agent{claudeAgent, geminiAgent, codexAgent, opencodeAgent, copilotAgent}
 
 // AgentByName returns the agent called name.
 func AgentByName(name string) *Agent {

@@ -221,10 +221,11 @@ func (h *H) run(label string, sc Script, db string) Run {
 	}
 	for _, line := range strings.Split(r.Stdout, "\n") {
 		var m struct {
-			ID string `json:"session_id"`
+			ID    string `json:"session_id"`
+			Camel string `json:"sessionId"` // Copilot CLI's result line
 		}
-		if json.Unmarshal([]byte(line), &m) == nil && m.ID != "" {
-			r.Session = m.ID
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID+m.Camel != "" {
+			r.Session = m.ID + m.Camel
 			break
 		}
 	}

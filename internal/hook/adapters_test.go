@@ -10,5 +10,7 @@ func Adapters() map[string]Adapter {
 		"codex":       Claude(AgentCodex, ""),
 		"gemini":      Gemini(),
 		"opencode":    OpenCode(),
+		"copilot":     Copilot(),
+		"cursor":      Cursor(),
 	}
 }

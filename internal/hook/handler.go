@@ -367,7 +367,7 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.s = s
-		if t.ev.Agent == AgentGemini {
+		if holdsCompaction(t.ev.Agent) {
 			// The start block replaces a compaction block still to come: the
 			// model would get the memory twice.
 			if _, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted); err != nil {
@@ -405,7 +405,8 @@ func (t *turn) record(ctx context.Context) error {
 		// Gemini fires an automatic PreCompress before it checks its
 		// threshold, on every turn, compressed or not: only /compress
 		// (manual) is known to compress, so only it is followed by the block.
-		if t.ev.Agent == AgentGemini && t.ev.Source == "manual" {
+		// Copilot's PreCompact, manual or automatic, is a compaction.
+		if t.ev.Agent == AgentGemini && t.ev.Source == "manual" || t.ev.Agent == AgentCopilot {
 			if _, err := t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompacted, t.at); err != nil {
 				return err
 			}
@@ -541,7 +542,7 @@ func (t *turn) reply(parts ...string) Reply {
 
 func (t *turn) prompt(ctx context.Context) (Reply, error) {
 	var parts []string
-	if t.capture && t.ev.Agent == AgentGemini {
+	if t.capture && holdsCompaction(t.ev.Agent) {
 		took, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted)
 		if err != nil {
 			return Reply{}, err
@@ -556,6 +557,10 @@ func (t *turn) prompt(ctx context.Context) (Reply, error) {
 	}
 	return t.promptContext(ctx, parts)
 }
+
+// holdsCompaction reports whether agent takes no context when it compacts,
+// so that its compaction block comes with the next prompt (Gemini, Copilot).
+func holdsCompaction(agent string) bool { return agent == AgentGemini || agent == AgentCopilot }
 
 // promptContext adds what the session is waiting for (prompt-time recall).
 func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error) {

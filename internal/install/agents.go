@@ -26,7 +26,7 @@ type Agent struct {
 
 // All is every agent, in the order usage lists them. It is built on first
 // use: a call that needs no agent pays nothing at start.
-var All = lazy.Value[[]Agent]{New: func() []Agent { return []Agent{Claude(), Codex(), Gemini(), OpenCode()} }}
+var All = lazy.Value[[]Agent]{New: func() []Agent { return []Agent{Claude(), Codex(), Gemini(), OpenCode(), Copilot(), Cursor()} }}
 
 // Lookup finds an agent by its name or an alias.
 func Lookup(name string) (Agent, bool) {

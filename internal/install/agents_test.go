@@ -27,7 +27,7 @@ func TestAgentsAreComplete(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := Lookup("cursor"); ok {
-		t.Error("Lookup(cursor) found an agent")
+	if _, ok := Lookup("vim"); ok {
+		t.Error("Lookup(vim) found an agent")
 	}
 }

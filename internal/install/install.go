@@ -277,18 +277,9 @@ func asObject(doc *object, key string) (*object, bool) {
 // leave empty (without, those stay as empty arrays). It returns the events
 // it changed.
 func removeOurs(doc *object, isOurs func(entry *object) bool, prune bool) []string {
-	hooks, ok := doc.vals["hooks"].(*object)
-	if !ok {
-		return nil
-	}
-	var changed []string
-	for _, event := range append([]string(nil), hooks.keys...) {
-		groups, ok := hooks.vals[event].([]any)
-		if !ok {
-			continue
-		}
+	return filterEvents(doc, prune, func(groups []any) ([]any, bool) {
 		var keptGroups []any
-		eventChanged := false
+		changed := false
 		for _, g := range groups {
 			group, ok := g.(*object)
 			if !ok {
@@ -300,30 +291,58 @@ func removeOurs(doc *object, isOurs func(entry *object) bool, prune bool) []stri
 				keptGroups = append(keptGroups, g)
 				continue
 			}
-			var kept []any
-			for _, h := range list {
-				if ho, ok := h.(*object); ok && isOurs(ho) {
-					continue
-				}
-				kept = append(kept, h)
-			}
-			if len(kept) == len(list) {
+			kept, emptied := keepOthers(list, isOurs)
+			if !emptied {
 				keptGroups = append(keptGroups, g)
 				continue
 			}
-			eventChanged = true
+			changed = true
 			if len(kept) > 0 {
 				group.set("hooks", kept)
 				keptGroups = append(keptGroups, group)
 			}
 		}
-		if !eventChanged {
+		return keptGroups, changed
+	})
+}
+
+// keepOthers returns the members of list isOurs does not recognise, and
+// whether it left any out.
+func keepOthers(list []any, isOurs func(entry *object) bool) ([]any, bool) {
+	var kept []any
+	for _, e := range list {
+		if eo, ok := e.(*object); ok && isOurs(eo) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, len(kept) != len(list)
+}
+
+// filterEvents runs filter on each event of doc's "hooks" that is an array:
+// filter returns the event's members to keep and whether it changed any. A
+// changed event keeps what is left; emptied, it is removed with prune and
+// left as [] without. With prune, "hooks" goes too when that empties it. It
+// returns the events it changed.
+func filterEvents(doc *object, prune bool, filter func(list []any) ([]any, bool)) []string {
+	hooks, ok := doc.vals["hooks"].(*object)
+	if !ok {
+		return nil
+	}
+	var changed []string
+	for _, event := range append([]string(nil), hooks.keys...) {
+		list, ok := hooks.vals[event].([]any)
+		if !ok {
+			continue
+		}
+		kept, did := filter(list)
+		if !did {
 			continue
 		}
 		changed = append(changed, event)
 		switch {
-		case len(keptGroups) > 0:
-			hooks.set(event, keptGroups)
+		case len(kept) > 0:
+			hooks.set(event, kept)
 		case prune:
 			hooks.del(event)
 		default:

@@ -49,7 +49,7 @@ func TestMCPRefusesWhatItCannotEdit(t *testing.T) {
 		{"codex", "mcp_servers = { mem = { command = \"mem\" } }\n", "mem is defined inline in mcp_servers"},
 		{"codex", "mcp_servers = {\n  gh = { command = \"gh\" },\n  \"mem\" = { command = \"mem\" },\n}\n", "mem is defined inline in mcp_servers"},
 		{"codex", "\"mcp_servers\" = { gh = { command = \"gh\" } }\n", "mcp_servers is an inline table"},
-		{"cursor", "{}", "want one of"},
+		{"vim", "{}", "want one of"},
 	} {
 		if _, err := InstallMCP(tc.agent, "f", []byte(tc.before), "mem", []string{"mcp"}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %q: got %v, want an error containing %q", tc.agent, tc.before, err, tc.want)

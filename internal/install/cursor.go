@@ -1,0 +1,42 @@
+package install
+
+import (
+	"path/filepath"
+
+	"github.com/memhq/mem/internal/hook"
+)
+
+// Cursor returns Cursor (the editor's agent and cursor-agent), built from
+// its documented hooks and MCP configuration (cursor.com/docs/agent/hooks,
+// cursor.com/docs/mcp): a hooks.json of version 1 with a list of
+// {"command"} entries per event, MCP servers under "mcpServers". Capture
+// reads its edit and shell events; sessionStart is where it takes context.
+func Cursor() Agent {
+	return Agent{
+		Name:    "cursor",
+		Aliases: []string{"cursor-agent"},
+		Adapter: hook.Cursor(),
+		Settings: Paths{
+			User:    func(p Places) string { return filepath.Join(p.Home, ".cursor", "hooks.json") },
+			Project: filepath.Join(".cursor", "hooks.json"),
+		},
+		Hooks: flatHooks{key: "command", events: []hookEvent{
+			{"sessionStart", ""}, {"beforeSubmitPrompt", ""}, {"afterFileEdit", ""}, {"afterShellExecution", ""},
+			{"preCompact", ""}, {"sessionEnd", ""},
+		}, entry: func(cmd string) *object {
+			e := newObject()
+			e.set("command", cmd)
+			return e
+		}},
+		MCPFile: Paths{
+			User:    func(p Places) string { return filepath.Join(p.Home, ".cursor", "mcp.json") },
+			Project: filepath.Join(".cursor", "mcp.json"),
+		},
+		MCP: jsonMCP{key: "mcpServers", entry: func(bin string, args []string) *object {
+			e := newObject()
+			e.set("command", bin)
+			e.set("args", list(args))
+			return e
+		}},
+	}
+}
