@@ -271,7 +271,8 @@ func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 	}
 	st := summarise(rs)
 	st.Held = held
-	st.Ratio, st.Floor50 = pairedRatio(rs, floors)
+	st.Ratio, st.Floor50 = pairedRatio(rs, floors, func(r run) time.Duration { return r.Wall })
+	st.CPURatio, _ = pairedRatio(rs, floors, func(r run) time.Duration { return r.CPU })
 	// Peak memory from /usr/bin/time in three more runs: the rusage of a
 	// child started by Go (vfork) counts the parent's resident set too.
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
@@ -291,17 +292,18 @@ func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 	return st, nil
 }
 
-// pairedRatio is the median over the runs of a path's wall time divided by
-// that of the floor's run paired with it, and the floor's median.
-func pairedRatio(rs, floors []run) (float64, time.Duration) {
+// pairedRatio is the median over the runs of a path's time (of, wall or
+// CPU) divided by that of the floor's run paired with it, and the floor's
+// median.
+func pairedRatio(rs, floors []run, of func(run) time.Duration) (float64, time.Duration) {
 	if len(rs) == 0 || len(rs) != len(floors) {
 		return 0, 0
 	}
 	ratios := make([]float64, len(rs))
 	walls := make([]time.Duration, len(floors))
 	for i := range rs {
-		ratios[i] = float64(rs[i].Wall) / float64(max(floors[i].Wall, time.Microsecond))
-		walls[i] = floors[i].Wall
+		ratios[i] = float64(of(rs[i])) / float64(max(of(floors[i]), time.Microsecond))
+		walls[i] = of(floors[i])
 	}
 	slices.Sort(ratios)
 	slices.Sort(walls)
@@ -604,18 +606,18 @@ func renderReport(rows []row, c benchConfig, toolchain, load0, load1 string) str
 	var b strings.Builder
 	fmt.Fprintf(&b, "Machine: %s. Floor: a Go hello-world built with %s, as mem is. %d runs per path after %d warm-up runs, each paired with a run of the floor; 1-minute load average %s before, %s after.\n\n",
 		machine(), toolchain, c.runs, c.warmup, load0, load1)
-	fmt.Fprintln(&b, "| path | observations | p50 ms | p95 ms | CPU p50 ms | peak RSS MB | floor p50 ms | x floor (p50) | target | verdict |")
-	fmt.Fprintln(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+	fmt.Fprintln(&b, "| path | observations | p50 ms | p95 ms | CPU p50 ms | peak RSS MB | floor p50 ms | x floor (p50) | x floor, CPU | target | verdict |")
+	fmt.Fprintln(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
 	for _, r := range rows {
 		size := sizeLabel(r.size)
 		switch {
 		case r.skip != "":
-			fmt.Fprintf(&b, "| %s | %s | - | - | - | - | - | - | %s | skipped: %s |\n", r.name, size, target(r), r.skip)
+			fmt.Fprintf(&b, "| %s | %s | - | - | - | - | - | - | - | %s | skipped: %s |\n", r.name, size, target(r), r.skip)
 		case r.special != "":
-			fmt.Fprintf(&b, "| %s | %s | %s |||||| >= 20,000 obs/s, <= 150 MiB | %s |\n", r.name, size, r.special, r.note)
+			fmt.Fprintf(&b, "| %s | %s | %s ||||||| >= 20,000 obs/s, <= 150 MiB | %s |\n", r.name, size, r.special, r.note)
 		default:
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s |\n", r.name, size, ms(r.s.P50), ms(r.s.P95),
-				ms(r.s.CPU50), mb(r.s.MaxRSS), ms(r.s.Floor50), r.s.Ratio, target(r), verdict(r))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n", r.name, size, ms(r.s.P50), ms(r.s.P95),
+				ms(r.s.CPU50), mb(r.s.MaxRSS), ms(r.s.Floor50), r.s.Ratio, r.s.CPURatio, target(r), verdict(r))
 		}
 	}
 	b.WriteString(growth(rows, c.sizes))

@@ -78,6 +78,7 @@ type stats struct {
 	Out50     int           // bytes written to stdout, p50
 	Held      int           // runs whose answer held what the case expects
 	Ratio     float64       // p50 of wall time over the paired floor run's
+	CPURatio  float64       // the same, of CPU time
 	Floor50   time.Duration // p50 of the paired floor runs
 	Failures  int
 	LastError string
