@@ -523,9 +523,11 @@ func (c benchConfig) ensureDB(n int) (string, importFigures, error) {
 		fig.CPUSeconds += r.CPU.Seconds()
 		fig.MaxRSS = max(fig.MaxRSS, r.MaxRSS)
 	}
+	b, _ := json.MarshalIndent(fig, "", "  ")
 	if cached {
+		// The latest figures are those a later -import=false run reports.
 		removeDB(scratch)
-		return db, fig, nil
+		return db, fig, os.WriteFile(meta, b, 0o644)
 	}
 	removeDB(db)
 	for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -534,7 +536,6 @@ func (c benchConfig) ensureDB(n int) (string, importFigures, error) {
 		}
 	}
 	removeDB(scratch)
-	b, _ := json.MarshalIndent(fig, "", "  ")
 	return db, fig, os.WriteFile(meta, b, 0o644)
 }
 
@@ -616,8 +617,12 @@ func renderReport(rows []row, c benchConfig, toolchain, load0, load1 string) str
 		case r.special != "":
 			fmt.Fprintf(&b, "| %s | %s | %s ||||||| >= 20,000 obs/s, <= 150 MiB | %s |\n", r.name, size, r.special, r.note)
 		default:
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n", r.name, size, ms(r.s.P50), ms(r.s.P95),
-				ms(r.s.CPU50), mb(r.s.MaxRSS), ms(r.s.Floor50), r.s.Ratio, r.s.CPURatio, target(r), verdict(r))
+			floor, ratio, cpu := "-", "-", "-"
+			if r.s.Ratio > 0 { // paired with the floor
+				floor, ratio, cpu = ms(r.s.Floor50), fmt.Sprintf("%.2f", r.s.Ratio), fmt.Sprintf("%.2f", r.s.CPURatio)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name, size, ms(r.s.P50), ms(r.s.P95),
+				ms(r.s.CPU50), mb(r.s.MaxRSS), floor, ratio, cpu, target(r), verdict(r))
 		}
 	}
 	b.WriteString(growth(rows, c.sizes))

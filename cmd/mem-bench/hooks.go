@@ -44,7 +44,9 @@ var agentHooks = []hookCase{
 	{agent: "gemini", event: "SessionEnd", file: "gemini/session-end.json", fresh: true},
 	{agent: "opencode", event: "session.created", file: "opencode/session.created"},
 	{agent: "opencode", event: "system", file: "opencode/system", fresh: true},
-	{agent: "opencode", event: "chat.message", file: "opencode/chat.message", fresh: true, expect: "context"},
+	// OpenCode's prompt answers nothing: what it recalls reaches the model
+	// through the next system event.
+	{agent: "opencode", event: "chat.message", file: "opencode/chat.message", fresh: true},
 	{agent: "opencode", event: "tool.execute.after (edit)", file: "opencode/tool.execute.after", fresh: true},
 	{agent: "opencode", event: "compacting", file: "opencode/compacting"},
 	{agent: "opencode", event: "session.idle", file: "opencode/session.idle", fresh: true},
