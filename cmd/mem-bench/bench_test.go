@@ -65,3 +65,38 @@ func TestSelected(t *testing.T) {
 		}
 	}
 }
+
+func TestPairedRatio(t *testing.T) {
+	ms := func(d ...int) []run {
+		var rs []run
+		for _, v := range d {
+			rs = append(rs, run{Wall: time.Duration(v) * time.Millisecond, CPU: time.Duration(v) * time.Millisecond / 2})
+		}
+		return rs
+	}
+	wall := func(r run) time.Duration { return r.Wall }
+	tests := []struct {
+		name          string
+		path, floor   []run
+		want          float64
+		wantFloor50ms float64
+	}{
+		// Pairs, not medians of each side: a slow moment slows both.
+		{"paired", ms(20, 40, 200), ms(10, 20, 100), 2, 20},
+		{"even count", ms(10, 30, 40, 80), ms(10, 10, 10, 10), 3.5, 10},
+		{"one", ms(15), ms(5), 3, 5},
+		{"none", nil, nil, 0, 0},
+		{"unpaired", ms(10, 20), ms(10), 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, f50 := pairedRatio(tt.path, tt.floor, wall)
+			if got != tt.want || float64(f50)/float64(time.Millisecond) != tt.wantFloor50ms {
+				t.Errorf("pairedRatio = %v, floor p50 %v; want %v, %v ms", got, f50, tt.want, tt.wantFloor50ms)
+			}
+		})
+	}
+	if got, _ := pairedRatio(ms(20, 40), ms(10, 10), func(r run) time.Duration { return r.CPU }); got != 3 {
+		t.Errorf("CPU ratio = %v, want 3", got)
+	}
+}

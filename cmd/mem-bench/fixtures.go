@@ -11,13 +11,9 @@ import (
 // from the team's shared fixtures, so a fresh clone has them).
 const fixturesDir = "cmd/mem-bench/testdata/hooks"
 
-// The events the bench measures, and those the stress suite sends during
-// its storm of writers and readers (its hook checks send every event).
-var (
-	benchEvents = []string{"session-start-startup.json", "user-prompt-submit.json", "post-tool-use-edit.json",
-		"post-tool-use-bash-fail.json"}
-	stormEvents = []string{"session-start-startup.json", "user-prompt-submit.json"}
-)
+// The events the stress suite sends during its storm of writers and
+// readers (its hook checks send every event).
+var stormEvents = []string{"session-start-startup.json", "user-prompt-submit.json"}
 
 // defaultFixtures returns fixturesDir under the nearest folder, from the
 // working directory up, that has it: the repository root from anywhere in

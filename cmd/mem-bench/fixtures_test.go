@@ -42,9 +42,14 @@ func TestDefaultFixturesAreInTheRepository(t *testing.T) {
 			if len(files) < 10 {
 				t.Errorf("%d events in %s", len(files), dir)
 			}
-			for _, name := range append(benchEvents, stormEvents...) {
+			for _, name := range stormEvents {
 				if _, err := os.Stat(filepath.Join(dir, "claude-code", name)); err != nil {
 					t.Error(err)
+				}
+			}
+			for _, h := range agentHooks {
+				if _, _, err := hookEvent(dir, h); err != nil {
+					t.Errorf("hook %s %s: %v", h.agent, h.event, err)
 				}
 			}
 		})

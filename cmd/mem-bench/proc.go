@@ -75,8 +75,11 @@ type stats struct {
 	P50, P95  time.Duration
 	CPU50     time.Duration
 	MaxRSS    int64
-	Out50     int // bytes written to stdout, p50
-	Held      int // runs whose answer held what the case expects
+	Out50     int           // bytes written to stdout, p50
+	Held      int           // runs whose answer held what the case expects
+	Ratio     float64       // p50 of wall time over the paired floor run's
+	CPURatio  float64       // the same, of CPU time
+	Floor50   time.Duration // p50 of the paired floor runs
 	Failures  int
 	LastError string
 }

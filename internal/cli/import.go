@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/interchange"
+	"github.com/memhq/mem/internal/memory"
 )
 
 func newImportCmd(app *App) *cobra.Command {
@@ -30,8 +32,6 @@ memory.jsonl.gz); a FIFO that nothing writes to reads as empty. Devices are refu
 func runImport(ctx context.Context, app *App, src string) error {
 	var r io.Reader = app.In
 	if src != "-" {
-		// Streamed, not read whole: Decode keeps each line, and a second
-		// copy of a 100k-observation file cost 120 MB of peak memory.
 		f, err := openFileArg("file", src)
 		if err != nil {
 			return err
@@ -39,15 +39,35 @@ func runImport(ctx context.Context, app *App, src string) error {
 		defer f.Close()
 		r = f
 	}
-	recs, err := interchange.Decode(r)
-	if err != nil {
+	// Streamed: lines are decoded a few batches ahead of the one
+	// transaction that writes them, so memory does not grow with the file.
+	rd := interchange.NewReader(r)
+	defer rd.Close()
+	// The first batch is read before the database is opened: a file that is
+	// not JSON Lines leaves the database untouched, not even created.
+	first, err := rd.Next()
+	if err != nil && err != io.EOF {
 		return usageErr(fmt.Errorf("import %s: %w", src, err))
 	}
 	db, err := app.writeStore(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := db.Import(ctx, recs)
+	pending := first != nil
+	res, err := db.ImportStream(ctx, func() ([]memory.Record, error) {
+		if pending {
+			pending = false
+			return first, nil
+		}
+		batch, err := rd.Next()
+		if err != nil && err != io.EOF {
+			return nil, decodeError{err}
+		}
+		return batch, err
+	})
+	if de, ok := errors.AsType[decodeError](err); ok {
+		return usageErr(fmt.Errorf("import %s: %w", src, de.err))
+	}
 	if err != nil {
 		return err
 	}
@@ -57,6 +77,13 @@ func runImport(ctx context.Context, app *App, src string) error {
 	fmt.Fprintf(app.Out, "imported %s; already present %s\n", counts(res.Added), counts(res.Skipped))
 	return nil
 }
+
+// decodeError is a bad line of the imported file, told apart from what the
+// database refused.
+type decodeError struct{ err error }
+
+func (e decodeError) Error() string { return e.err.Error() }
+func (e decodeError) Unwrap() error { return e.err }
 
 func counts(m map[string]int) string {
 	if len(m) == 0 {

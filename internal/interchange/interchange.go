@@ -72,13 +72,96 @@ func (e *Encoder) Flush() error { return e.w.Flush() }
 
 // Decode reads every record of r and validates each one. The first bad line
 // stops it with a *memory.LineError naming the line; blank lines are skipped.
-// Lines are decoded in parallel (JSON decoding is most of an import's work
-// outside SQLite), and the error reported is still that of the first bad line.
+// It holds every record: an import streams with Reader instead.
 func Decode(r io.Reader) ([]memory.Record, error) {
+	rd := NewReader(r)
+	defer rd.Close()
+	var out []memory.Record
+	for {
+		batch, err := rd.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, batch...)
+	}
+}
+
+// Batches of lines handed to one decoding worker: at most batchLines lines
+// or batchBytes bytes, whichever comes first.
+const (
+	batchLines = 256
+	batchBytes = 1 << 20
+)
+
+// Reader decodes the records of a JSON Lines stream in batches, in file
+// order, with the lines decoded in parallel (JSON decoding is most of an
+// import's work outside SQLite) a bounded number of batches ahead of the
+// caller: memory does not grow with the file. The first bad line ends the
+// stream with a *memory.LineError naming it.
+type Reader struct {
+	out  chan chan decoded // batches in file order, each filled by a worker
+	done chan struct{}
+	once sync.Once
+	err  error // what Next returned last when it failed; io.EOF at the end
+}
+
+type decoded struct {
+	recs []memory.Record
+	err  error
+}
+
+type decodeJob struct {
+	lines []numbered
+	res   chan decoded
+}
+
+// NewReader starts reading r. Close it when done, or when stopping early.
+func NewReader(r io.Reader) *Reader {
+	workers := runtime.GOMAXPROCS(0)
+	rd := &Reader{out: make(chan chan decoded, 2*workers), done: make(chan struct{})}
+	jobs := make(chan decodeJob, workers)
+	for range workers {
+		go func() {
+			for j := range jobs {
+				recs, err := decodeLines(j.lines)
+				j.res <- decoded{recs, err}
+			}
+		}()
+	}
+	go rd.scan(r, jobs)
+	return rd
+}
+
+// scan splits r into batches of lines and queues each for a worker, in
+// order, until the end of r, a read error or Close.
+func (rd *Reader) scan(r io.Reader, jobs chan<- decodeJob) {
+	defer close(rd.out)
+	defer close(jobs)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	var lines []numbered
-	line := 0
+	size, line := 0, 0
+	send := func() bool {
+		if len(lines) == 0 {
+			return true
+		}
+		res := make(chan decoded, 1)
+		select {
+		case rd.out <- res:
+		case <-rd.done:
+			return false
+		}
+		select {
+		case jobs <- decodeJob{lines, res}:
+		case <-rd.done:
+			return false
+		}
+		lines, size = nil, 0
+		return true
+	}
 	for sc.Scan() {
 		line++
 		b := bytes.TrimSpace(sc.Bytes())
@@ -86,18 +169,53 @@ func Decode(r io.Reader) ([]memory.Record, error) {
 			continue
 		}
 		lines = append(lines, numbered{line, bytes.Clone(b)})
+		size += len(b)
+		if (len(lines) >= batchLines || size >= batchBytes) && !send() {
+			return
+		}
 	}
-	out, err := decodeLines(lines)
-	if err != nil {
-		return nil, err
+	if !send() {
+		return
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &memory.LineError{Line: line + 1, Err: memory.Invalid("line", "at most 16 MiB", "")}
+			err = &memory.LineError{Line: line + 1, Err: memory.Invalid("line", "at most 16 MiB", "")}
+		} else {
+			err = fmt.Errorf("reading records: %w", err)
 		}
-		return nil, fmt.Errorf("reading records: %w", err)
+		res := make(chan decoded, 1)
+		res <- decoded{err: err}
+		select {
+		case rd.out <- res:
+		case <-rd.done:
+		}
 	}
-	return out, nil
+}
+
+// Next returns the next batch of records, in file order, or io.EOF after
+// the last one. After an error it returns that error again.
+func (rd *Reader) Next() ([]memory.Record, error) {
+	if rd.err != nil {
+		return nil, rd.err
+	}
+	res, ok := <-rd.out
+	if !ok {
+		rd.err = io.EOF
+		return nil, io.EOF
+	}
+	d := <-res
+	if d.err != nil {
+		rd.err = d.err
+		rd.Close()
+		return nil, d.err
+	}
+	return d.recs, nil
+}
+
+// Close stops reading: the goroutines of the reader end once the batches in
+// flight are decoded.
+func (rd *Reader) Close() {
+	rd.once.Do(func() { close(rd.done) })
 }
 
 // numbered is one non-blank line and its number in the file.
@@ -106,34 +224,17 @@ type numbered struct {
 	b []byte
 }
 
-// decodeLines decodes lines in contiguous chunks, one per CPU, and returns
-// the error of the first bad line.
+// decodeLines decodes a batch of lines and returns the error of the first
+// bad one.
 func decodeLines(lines []numbered) ([]memory.Record, error) {
 	out := make([]memory.Record, len(lines))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(lines)/256))
-	chunk := (len(lines) + workers - 1) / workers
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w * chunk; i < min((w+1)*chunk, len(lines)); i++ {
-				rec, err := DecodeLine(lines[i].b)
-				if err != nil {
-					errs[w] = &memory.LineError{Line: lines[i].n, Err: err}
-					return
-				}
-				rec.Line = lines[i].n
-				out[i] = rec
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs { // chunks are in file order
+	for i, l := range lines {
+		rec, err := DecodeLine(l.b)
 		if err != nil {
-			return nil, err
+			return nil, &memory.LineError{Line: l.n, Err: err}
 		}
+		rec.Line = l.n
+		out[i] = rec
 	}
 	return out, nil
 }

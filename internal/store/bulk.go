@@ -125,8 +125,10 @@ func (db *DB) indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) e
 		return err
 	}
 	// A larger in-memory hash for this one pass: FTS5 flushes its pending
-	// terms every 1 MB by default and then merges the small segments.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (observations_fts, rank) VALUES ('hashsize', 67108864)`); err != nil {
+	// terms every 1 MB by default and then merges the small segments. 16 MB,
+	// not more: the hash is resident memory, and 64 MB took an import of
+	// 100k observations to 167 MB at its peak against 131 MB.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (observations_fts, rank) VALUES ('hashsize', 16777216)`); err != nil {
 		return fmt.Errorf("sizing the full-text hash: %w", err)
 	}
 	defer tx.ExecContext(ctx, `DELETE FROM observations_fts_config WHERE k = 'hashsize'`)
@@ -152,10 +154,42 @@ func (db *DB) indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) e
 	return nil
 }
 
+// indexSummariesPrompts does for the summaries and prompts with these ids,
+// in one statement each, what the summaries_ai and prompts_ai triggers do
+// row by row.
+func indexSummariesPrompts(ctx context.Context, tx *sqlx.Tx, summaries, prompts []int64) error {
+	if len(summaries) > 0 {
+		list, err := json.Marshal(summaries)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO summaries_fts (rowid, request, investigated, learned, completed,
+			next_steps, decisions, concepts, files, text)
+			SELECT id, request, investigated, learned, completed, next_steps, decisions, concepts, files, text
+			FROM summaries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {
+			return fmt.Errorf("indexing imported summaries: %w", err)
+		}
+	}
+	if len(prompts) > 0 {
+		list, err := json.Marshal(prompts)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO prompts_fts (rowid, text)
+			SELECT id, text FROM prompts WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {
+			return fmt.Errorf("indexing imported prompts: %w", err)
+		}
+	}
+	return nil
+}
+
 // bulkTx is tx for large batches: on its own connection it keeps the
-// statement journal in memory and gives the page cache 64 MiB, so that one
+// statement journal in memory and gives the page cache 16 MiB, so that one
 // big transaction does not spill and rewrite hot pages, then puts both
-// settings back before the connection returns to the pool.
+// settings back before the connection returns to the pool. Not more: giving
+// the pages back frees them one by one (an madvise each in modernc's
+// allocator), which with 64 MiB cost a tenth of an import's CPU, and the
+// cache is resident memory.
 func (db *DB) bulkTx(ctx context.Context, big bool, fn func(*sqlx.Tx) error) error {
 	if !big {
 		return db.tx(ctx, fn)
@@ -166,7 +200,7 @@ func (db *DB) bulkTx(ctx context.Context, big bool, fn func(*sqlx.Tx) error) err
 			return mapErr(err)
 		}
 		defer c.Close()
-		if _, err := c.ExecContext(ctx, `PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536`); err != nil {
+		if _, err := c.ExecContext(ctx, `PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384`); err != nil {
 			return mapErr(err)
 		}
 		defer c.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = DEFAULT; PRAGMA cache_size = -2000`)

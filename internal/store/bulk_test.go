@@ -39,6 +39,21 @@ func TestBulkImportMatchesIncremental(t *testing.T) {
 			t.Errorf("MATCH %s: bulk %d, incremental %d", q, b, i)
 		}
 	}
+	// Summaries and prompts are indexed in one pass too.
+	for _, c := range []struct{ table, match string }{
+		{"summaries", "error"}, {"summaries", "timeout"}, {"prompts", "error"}, {"prompts", "the"}, {"prompts", "retry OR cache"},
+	} {
+		count := func(db *DB) int {
+			var n int
+			if err := db.x.Get(&n, `SELECT count(*) FROM `+c.table+`_fts WHERE `+c.table+`_fts MATCH ?`, c.match); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if b, i := count(bulk), count(inc); b != i || b == 0 {
+			t.Errorf("%s MATCH %s: bulk %d, incremental %d", c.table, c.match, b, i)
+		}
+	}
 	fileRows := func(db *DB) (n, sum int64) {
 		if err := db.x.QueryRow(`SELECT count(*), sum(observation_id * (modified + 1) * length(path)) FROM observation_files`).Scan(&n, &sum); err != nil {
 			t.Fatal(err)
@@ -82,7 +97,35 @@ func TestBulkImportAllOrNothing(t *testing.T) {
 		t.Errorf("%d observations after a refused import, want 0", n)
 	}
 	var triggers int
-	if err := db.x.Get(&triggers, `SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name = 'observations_ai'`); err != nil || triggers != 1 {
-		t.Errorf("observations_ai trigger after a refused import: %d (%v)", triggers, err)
+	if err := db.x.Get(&triggers, `SELECT count(*) FROM sqlite_master WHERE type = 'trigger'
+		AND name IN ('observations_ai', 'summaries_ai', 'prompts_ai')`); err != nil || triggers != 3 {
+		t.Errorf("insert triggers after a refused import: %d of 3 (%v)", triggers, err)
+	}
+}
+
+// TestImportStreamSourceFails: a stream that fails after the import began
+// (a bad line far into the file) writes nothing, and its error comes back.
+func TestImportStreamSourceFails(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	recs := benchRecords(t, 3*bulkObservations)
+	bad := errors.New("line 99999: bad")
+	sent := 0
+	_, err := db.ImportStream(ctx, func() ([]memory.Record, error) {
+		if sent >= len(recs)*2/3 {
+			return nil, bad
+		}
+		batch := recs[sent:min(sent+256, len(recs))]
+		sent += len(batch)
+		return batch, nil
+	})
+	if !errors.Is(err, bad) {
+		t.Fatalf("ImportStream: %v, want the stream's error", err)
+	}
+	for _, table := range []string{"sessions", "observations", "prompts", "summaries", "observations_fts", "prompts_fts"} {
+		var n int
+		if err := db.x.Get(&n, `SELECT count(*) FROM `+table); err != nil || n != 0 {
+			t.Errorf("%s: %d rows after a failed import (%v), want 0", table, n, err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -21,6 +22,45 @@ type ImportResult struct {
 // refused, none. Sessions are matched by id, everything else by uuid, so
 // importing the same records again adds nothing.
 func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, error) {
+	done := false
+	return db.ImportStream(ctx, func() ([]memory.Record, error) {
+		if done {
+			return nil, io.EOF
+		}
+		done = true
+		return recs, nil
+	})
+}
+
+// ImportStream is Import over records that next returns in batches, io.EOF
+// after the last: one transaction, all or nothing, holding only a few
+// batches at a time. An error of next ends the import (nothing written) and
+// is returned wrapped.
+func (db *DB) ImportStream(ctx context.Context, next func() ([]memory.Record, error)) (ImportResult, error) {
+	// Read ahead until the stream ends or holds enough observations to be
+	// indexed in one pass at the end.
+	var head []memory.Record
+	nobs, eof := 0, false
+	for !eof && nobs < bulkObservations {
+		batch, err := next()
+		if err == io.EOF {
+			eof = true
+			break
+		}
+		if err != nil {
+			return ImportResult{}, fmt.Errorf("importing: %w", err)
+		}
+		head = append(head, batch...)
+		for _, r := range batch {
+			if r.Kind == memory.KindObservation {
+				nobs++
+			}
+		}
+	}
+	big := db.bulk(nobs)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := prepared(ctx, head, eof, next, big)
 	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}}
 	count := func(kind string, added bool) {
 		if added {
@@ -29,26 +69,27 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			res.Skipped[kind]++
 		}
 	}
-	nobs := 0
-	for _, r := range recs {
-		if r.Kind == memory.KindObservation {
-			nobs++
-		}
-	}
-	big := db.bulk(nobs)
-	var pre []derived
-	if big {
-		pre = deriveAll(recs)
-	}
+	began := false
 	err := db.bulkTx(ctx, big, func(tx *sqlx.Tx) error {
+		// The records are read once: a transaction retried after it
+		// consumed some would import only the rest.
+		if began {
+			return errors.New("the database was busy after the import began; nothing was written, run it again")
+		}
+		began = true
 		q := newStmtCache(tx)
 		defer q.close()
-		var restore func() error
-		var newIDs []int64
+		// In one pass, the new rows of each table with a full-text index
+		// are indexed at the end instead of by its insert trigger.
+		var restore []func() error
+		var newIDs, newSummaries, newPrompts []int64
 		if big {
-			var err error
-			if restore, err = suspendTrigger(ctx, tx, "observations_ai"); err != nil {
-				return err
+			for _, trigger := range []string{"observations_ai", "summaries_ai", "prompts_ai"} {
+				r, err := suspendTrigger(ctx, tx, trigger)
+				if err != nil {
+					return err
+				}
+				restore = append(restore, r)
 			}
 		}
 		projects := map[string]string{} // session id -> project
@@ -73,64 +114,76 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			}
 			return p, nil
 		}
-		for i, r := range recs {
-			var added bool
-			var err error
-			switch r.Kind {
-			case memory.KindSession:
-				added, err = importSession(ctx, q, *r.Session)
-				projects[r.Session.ID] = r.Session.Project
-				if !added {
-					if s, gerr := getSession(ctx, tx, r.Session.ID); gerr == nil {
-						projects[s.ID] = s.Project
-					}
-				}
-			case memory.KindObservation:
-				o := *r.Observation
-				if o.Project, err = projectOf(r.Line, o.SessionID, o.Project); err != nil {
-					return err
-				}
-				var a Added
-				if pre != nil {
-					a, err = insertDerived(ctx, q, &o, pre[i])
-				} else {
-					a, err = insertObservation(ctx, q, &o)
-				}
-				added = !a.Duplicate
-				if added {
-					newIDs = append(newIDs, a.ID)
-				}
-			case memory.KindSummary:
-				s := *r.Summary
-				if s.Project, err = projectOf(r.Line, s.SessionID, s.Project); err != nil {
-					return err
-				}
-				if added, err = absent(ctx, q, `summaries WHERE uuid = ? OR session_id = ?`, s.UUID, s.SessionID); added {
-					_, err = putSummary(ctx, tx, s, false)
-				}
-			case memory.KindPrompt:
-				p := *r.Prompt
-				if p.Project, err = projectOf(r.Line, p.SessionID, p.Project); err != nil {
-					return err
-				}
-				if added, err = absent(ctx, q, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,
-					p.UUID, p.SessionID, p.PromptNumber); added {
-					if err = insertPrompt(ctx, q, &p); err == nil {
-						_, err = q.ExecContext(ctx, `UPDATE sessions SET prompt_count = max(prompt_count, ?) WHERE id = ?`,
-							p.PromptNumber, p.SessionID)
-					}
-				}
-			default:
-				err = memory.Invalid("kind", "session, observation, summary or prompt", r.Kind)
+		for b := range batches {
+			if b.err != nil {
+				return b.err
 			}
-			if err != nil {
-				var le *memory.LineError
-				if errors.As(err, &le) {
-					return err
+			for i, r := range b.recs {
+				var added bool
+				var err error
+				switch r.Kind {
+				case memory.KindSession:
+					added, err = importSession(ctx, q, *r.Session)
+					projects[r.Session.ID] = r.Session.Project
+					if !added {
+						if s, gerr := getSession(ctx, tx, r.Session.ID); gerr == nil {
+							projects[s.ID] = s.Project
+						}
+					}
+				case memory.KindObservation:
+					o := *r.Observation
+					if o.Project, err = projectOf(r.Line, o.SessionID, o.Project); err != nil {
+						return err
+					}
+					var a Added
+					if b.pre != nil {
+						a, err = insertDerived(ctx, q, &o, b.pre[i])
+					} else {
+						a, err = insertObservation(ctx, q, &o)
+					}
+					added = !a.Duplicate
+					if added {
+						newIDs = append(newIDs, a.ID)
+					}
+				case memory.KindSummary:
+					s := *r.Summary
+					if s.Project, err = projectOf(r.Line, s.SessionID, s.Project); err != nil {
+						return err
+					}
+					if added, err = absent(ctx, q, `summaries WHERE uuid = ? OR session_id = ?`, s.UUID, s.SessionID); added {
+						var put memory.Summary
+						if put, err = putSummary(ctx, tx, s, false); err == nil && big {
+							newSummaries = append(newSummaries, put.ID)
+						}
+					}
+				case memory.KindPrompt:
+					p := *r.Prompt
+					if p.Project, err = projectOf(r.Line, p.SessionID, p.Project); err != nil {
+						return err
+					}
+					if added, err = absent(ctx, q, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,
+						p.UUID, p.SessionID, p.PromptNumber); added {
+						var id int64
+						if id, err = insertPromptID(ctx, q, &p); err == nil && big && id > 0 {
+							newPrompts = append(newPrompts, id)
+						}
+						if err == nil {
+							_, err = q.ExecContext(ctx, `UPDATE sessions SET prompt_count = max(prompt_count, ?) WHERE id = ?`,
+								p.PromptNumber, p.SessionID)
+						}
+					}
+				default:
+					err = memory.Invalid("kind", "session, observation, summary or prompt", r.Kind)
 				}
-				return &memory.LineError{Line: r.Line, Err: err}
+				if err != nil {
+					var le *memory.LineError
+					if errors.As(err, &le) {
+						return err
+					}
+					return &memory.LineError{Line: r.Line, Err: err}
+				}
+				count(r.Kind, added)
 			}
-			count(r.Kind, added)
 		}
 		if restore == nil {
 			return nil
@@ -138,12 +191,61 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 		if err := db.indexObservations(ctx, tx, newIDs); err != nil {
 			return err
 		}
-		return restore()
+		if err := indexSummariesPrompts(ctx, tx, newSummaries, newPrompts); err != nil {
+			return err
+		}
+		for _, r := range restore {
+			if err := r(); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("importing: %w", err)
 	}
 	return res, nil
+}
+
+// preparedBatch is a batch of records ready for the import's transaction:
+// with derive done for its observations when the import indexes in one pass.
+type preparedBatch struct {
+	recs []memory.Record
+	pre  []derived
+	err  error
+}
+
+// prepared reads the rest of the stream after head and derives each batch
+// (hashes, token counts, index terms, spread over the CPUs) a couple of
+// batches ahead of the transaction, which then only talks to SQLite. It
+// stops when ctx is done.
+func prepared(ctx context.Context, head []memory.Record, eof bool, next func() ([]memory.Record, error), big bool) <-chan preparedBatch {
+	ch := make(chan preparedBatch, 2)
+	go func() {
+		defer close(ch)
+		send := func(recs []memory.Record, err error) bool {
+			b := preparedBatch{recs: recs, err: err}
+			if big && err == nil {
+				b.pre = deriveAll(recs)
+			}
+			select {
+			case ch <- b:
+				return err == nil
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if len(head) > 0 && !send(head, nil) || eof {
+			return
+		}
+		for {
+			batch, err := next()
+			if err == io.EOF || !send(batch, err) {
+				return
+			}
+		}
+	}()
+	return ch
 }
 
 // absent reports whether no row matches "table WHERE ...".

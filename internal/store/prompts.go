@@ -39,6 +39,13 @@ func (db *DB) AddPrompt(ctx context.Context, sessionID, text string, at time.Tim
 }
 
 func insertPrompt(ctx context.Context, tx querier, p *memory.Prompt) error {
+	_, err := insertPromptID(ctx, tx, p)
+	return err
+}
+
+// insertPromptID is insertPrompt that also returns the id of the row it
+// inserted, 0 when the prompt was already there.
+func insertPromptID(ctx context.Context, tx querier, p *memory.Prompt) (int64, error) {
 	var id any
 	if p.ID > 0 {
 		id = p.ID
@@ -49,10 +56,13 @@ func insertPrompt(ctx context.Context, tx querier, p *memory.Prompt) error {
 		ON CONFLICT DO NOTHING RETURNING id`,
 		id, id, id, p.UUID, p.SessionID, p.Project, p.PromptNumber, p.Text, toMillis(p.CreatedAt))
 	if isNoRows(err) {
-		return nil // already there (import of the same prompt)
+		return 0, nil // already there (import of the same prompt)
+	}
+	if err != nil {
+		return 0, err
 	}
 	p.ID = newID
-	return err
+	return newID, nil
 }
 
 // Prompts returns a session's prompts in order.
