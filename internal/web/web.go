@@ -78,7 +78,10 @@ func New(o Options, addr string, remote bool) (*Server, error) {
 		o.Poll = 250 * time.Millisecond
 	}
 	if o.Switches == nil {
-		o.Switches = func(root string) switches.Decision { return switches.Decide(switches.Settings{}, root) }
+		on := switches.Setting{On: true, Source: "default"}
+		o.Switches = func(root string) switches.Decision {
+			return switches.Decide(switches.Settings{Inject: on, Capture: on}, root)
+		}
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -201,6 +204,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				http.Error(w, "mem web: only GET and POST", http.StatusMethodNotAllowed)
 				return
 			}
+			r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 			if !equal(r.PostFormValue("csrf"), s.csrf) {
 				http.Error(w, "mem web: refused: the form's CSRF token is wrong (reload the page)", http.StatusForbidden)
 				return
@@ -222,5 +226,8 @@ func (s *Server) hostOK(host string) bool {
 	}
 	return s.anyIP && net.ParseIP(strings.Trim(h, "[]")) != nil
 }
+
+// maxForm bounds a form's body: an edited observation is far smaller.
+const maxForm = 4 << 20
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
