@@ -97,7 +97,7 @@ func TestProjectsAndDays(t *testing.T) {
 		project string
 		want    []DayCount
 	}{
-		{"", []DayCount{{day.Truncate(24 * time.Hour), memory.TypeNote, 3}, {day.Truncate(24 * time.Hour).AddDate(0, 0, 1), memory.TypeDecision, 1}}},
+		{"", []DayCount{{day.Truncate(24 * time.Hour), memory.TypeNote, 3}, {day.Truncate(24*time.Hour).AddDate(0, 0, 1), memory.TypeDecision, 1}}},
 		{"p2", []DayCount{{day.Truncate(24 * time.Hour), memory.TypeNote, 1}}},
 	} {
 		got, err := db.ObservationsPerDay(ctx, c.project, day.AddDate(0, 0, -90))

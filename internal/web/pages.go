@@ -23,6 +23,9 @@ import (
 
 func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /static/", static())
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/static/favicon.svg", http.StatusMovedPermanently)
+	})
 	mux.HandleFunc("GET /{$}", s.overview)
 	mux.HandleFunc("GET /project", s.project)
 	mux.HandleFunc("GET /session", s.session)
