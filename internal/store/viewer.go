@@ -69,7 +69,7 @@ type ProjectActivity struct {
 }
 
 // Projects lists every project with its counts, most recently active first.
-// Each count walks one index grouped by project, not the rows of a table.
+// Counting reads observation_days, not every observation.
 func (db *DB) Projects(ctx context.Context) ([]ProjectActivity, error) {
 	type row struct {
 		Project string `db:"project"`
@@ -89,15 +89,20 @@ func (db *DB) Projects(ctx context.Context) ([]ProjectActivity, error) {
 			out = append(out, ProjectActivity{Project: s.Project, Sessions: s.N, LastActivity: fromMillis(s.Last)})
 		}
 		for _, c := range []struct {
-			table string
+			query string
 			set   func(*ProjectActivity, int)
 		}{
-			{"observations", func(p *ProjectActivity, n int) { p.Observations = n }},
-			{"summaries", func(p *ProjectActivity, n int) { p.Summaries = n }},
-			{"prompts", func(p *ProjectActivity, n int) { p.Prompts = n }},
+			// observation_days keeps observations counted (by triggers), in
+			// far fewer rows than observations.
+			{"SELECT project, sum(n) AS n, 0 AS last FROM observation_days GROUP BY project",
+				func(p *ProjectActivity, n int) { p.Observations = n }},
+			{"SELECT project, count(*) AS n, 0 AS last FROM summaries GROUP BY project",
+				func(p *ProjectActivity, n int) { p.Summaries = n }},
+			{"SELECT project, count(*) AS n, 0 AS last FROM prompts GROUP BY project",
+				func(p *ProjectActivity, n int) { p.Prompts = n }},
 		} {
 			var counts []row
-			if err := tx.SelectContext(ctx, &counts, `SELECT project, count(*) AS n, 0 AS last FROM `+c.table+` GROUP BY project`); err != nil {
+			if err := tx.SelectContext(ctx, &counts, c.query); err != nil {
 				return err
 			}
 			for _, r := range counts {
@@ -129,22 +134,24 @@ func (db *DB) ObservationsPerDay(ctx context.Context, project string, since time
 		Type  string `db:"type"`
 		Count int    `db:"n"`
 	}
-	// Per project, so that the (project, created_at) index bounds the walk
-	// to the window rather than the whole table.
-	q := `SELECT o.created_at / 86400000 AS day, o.type AS type, count(*) AS n
+	// observation_days holds the counts (kept by triggers); each project's
+	// rows from since on are one range of its primary key.
+	q := `SELECT d.day AS day, d.type AS type, sum(d.n) AS n
 		FROM (SELECT DISTINCT project FROM sessions WHERE ? = '' OR project = ?) p
-		CROSS JOIN observations o ON o.project = p.project AND o.created_at >= ?
-		GROUP BY day, type ORDER BY day, type`
+		CROSS JOIN observation_days d ON d.project = p.project AND d.day >= ?
+		GROUP BY d.day, d.type ORDER BY d.day, d.type`
 	var rows []row
-	if err := db.q().SelectContext(ctx, &rows, q, project, project, toMillis(since)); err != nil {
+	if err := db.q().SelectContext(ctx, &rows, q, project, project, toMillis(since)/dayMillis); err != nil {
 		return nil, fmt.Errorf("counting observations per day: %w", mapErr(err))
 	}
 	out := make([]DayCount, len(rows))
 	for i, r := range rows {
-		out[i] = DayCount{Day: time.UnixMilli(r.Day * 86400000).UTC(), Type: memory.Type(r.Type), Count: r.Count}
+		out[i] = DayCount{Day: time.UnixMilli(r.Day * dayMillis).UTC(), Type: memory.Type(r.Type), Count: r.Count}
 	}
 	return out, nil
 }
+
+const dayMillis = 86400000
 
 // Watcher tells whether the database changed, through any connection or
 // process, at the cost of one pragma: it keeps a connection of its own,
@@ -174,3 +181,19 @@ func (w *Watcher) Version(ctx context.Context) (int64, error) {
 
 // Close gives the connection back.
 func (w *Watcher) Close() error { return w.conn.Close() }
+
+// RecentSessions returns the most recently active sessions of every project,
+// newest first. It walks each project's (project, last activity) index for
+// its newest few rather than sorting every session.
+func (db *DB) RecentSessions(ctx context.Context, limit int) ([]memory.Session, error) {
+	limit = limitOr(limit, 15)
+	var rows []sessionRow
+	err := db.q().SelectContext(ctx, &rows, `SELECT `+prefixCols("s", sessionCols)+`
+		FROM (SELECT DISTINCT project FROM sessions) p
+		CROSS JOIN sessions s ON s.id IN (SELECT id FROM sessions WHERE project = p.project ORDER BY last_activity_at DESC LIMIT ?)
+		ORDER BY s.last_activity_at DESC, s.id LIMIT ?`, limit, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing recent sessions: %w", mapErr(err))
+	}
+	return toRecords(rows, sessionRow.session), nil
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -86,6 +87,10 @@ func TestProjectsAndDays(t *testing.T) {
 	add("s3", memory.TypeNote, "d", day)
 	add("s3", memory.TypeNote, "old", day.AddDate(0, -6, 0))
 
+	recent, err := db.RecentSessions(ctx, 2)
+	if err != nil || len(recent) != 2 || recent[0].ID != "s2" || recent[1].ID != "s1" {
+		t.Errorf("recent sessions: %+v %v", recent, err)
+	}
 	ps, err := db.Projects(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -143,5 +148,69 @@ func TestWatcherSeesOtherConnections(t *testing.T) {
 	startTest(t, db, "s10", "p9")
 	if v, _ := w.Version(ctx); v == v2 {
 		t.Error("a commit through the same handle's pool did not move the version")
+	}
+}
+
+// daysMatch fails when observation_days differs from counting observations.
+func daysMatch(t *testing.T, db *DB, when string) {
+	t.Helper()
+	var diff int
+	if err := db.x.Get(&diff, `SELECT count(*) FROM (
+		SELECT project, day, type, n FROM observation_days
+		EXCEPT SELECT project, created_at / 86400000, type, count(*) FROM observations GROUP BY 1, 2, 3
+		UNION ALL
+		SELECT project, created_at / 86400000, type, count(*) FROM observations GROUP BY 1, 2, 3
+		EXCEPT SELECT project, day, type, n FROM observation_days)`); err != nil {
+		t.Fatal(err)
+	}
+	if diff != 0 {
+		t.Errorf("%s: observation_days is out of step with observations (%d rows differ)", when, diff)
+	}
+}
+
+func TestObservationDaysFollowEveryChange(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	startTest(t, db, "s1", "p1")
+	day := time.Date(2026, 3, 10, 23, 59, 0, 0, time.UTC)
+	var ids []int64
+	for i := range 5 {
+		a, err := db.AddObservation(ctx, memory.Observation{SessionID: "s1", Type: memory.TypeNote,
+			Title: fmt.Sprintf("o%d", i), CreatedAt: day.Add(time.Duration(i) * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	daysMatch(t, db, "after adding")
+	obs, _ := db.Observations(ctx, ids[:1])
+	obs[0].Type = memory.TypeDecision
+	if _, err := db.UpdateObservation(ctx, obs[0]); err != nil {
+		t.Fatal(err)
+	}
+	daysMatch(t, db, "after a type edit")
+	if _, err := db.DeleteRecords(ctx, ids[1:3], nil); err != nil {
+		t.Fatal(err)
+	}
+	daysMatch(t, db, "after forgetting two")
+	var recs []memory.Record
+	recs = append(recs, memory.Record{Kind: memory.KindSession, Session: &memory.Session{ID: "imp", Project: "p2", Agent: "test",
+		StartedAt: day, LastActivityAt: day}})
+	for i := range bulkObservations + 10 {
+		recs = append(recs, memory.Record{Kind: memory.KindObservation, Observation: &memory.Observation{SessionID: "imp",
+			Type: memory.Types()[i%len(memory.Types())], Title: fmt.Sprintf("imported %d", i),
+			CreatedAt: day.Add(time.Duration(i) * time.Hour)}})
+	}
+	if _, err := db.Import(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	daysMatch(t, db, "after a bulk import")
+	if _, err := db.DeleteSession(ctx, "imp"); err != nil {
+		t.Fatal(err)
+	}
+	daysMatch(t, db, "after forgetting a session")
+	var n int
+	if err := db.x.Get(&n, `SELECT count(*) FROM observation_days WHERE project = 'p2'`); err != nil || n != 0 {
+		t.Errorf("rows of a forgotten project stay: %d %v", n, err)
 	}
 }

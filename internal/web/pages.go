@@ -96,7 +96,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		p.Totals.Summaries += pr.Summaries
 		p.Totals.Prompts += pr.Prompts
 	}
-	if p.Sessions, err = s.o.DB.ListSessions(ctx, store.SessionFilter{Limit: 15}); err != nil {
+	if p.Sessions, err = s.o.DB.RecentSessions(ctx, 15); err != nil {
 		s.fail(w, r, err)
 		return
 	}
