@@ -125,5 +125,11 @@ func benchDB(ctx context.Context, n int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return path, os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	for _, suffix := range []string{"-wal", "-shm", ".migrate-lock"} {
+		_ = os.Remove(tmp + suffix)
+	}
+	return path, nil
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"fmt"
+	"html/template"
+	"strings"
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
@@ -43,6 +45,19 @@ type label struct {
 type legendItem struct {
 	Type  memory.Type
 	Count int
+}
+
+// BarsSVG renders the bars as SVG elements: a thousand of them cost a template
+// a third of the page's time, a builder little. Every value is a number or a
+// class and title made here, escaped all the same.
+func (c chart) BarsSVG() template.HTML {
+	var b strings.Builder
+	b.Grow(len(c.Bars) * 120)
+	for _, r := range c.Bars {
+		fmt.Fprintf(&b, `<rect x="%.2f" y="%.2f" width="%.2f" height="%.2f" class="%s"><title>%s</title></rect>`,
+			r.X, r.Y, r.W, r.H, template.HTMLEscapeString(r.Class), template.HTMLEscapeString(r.Title))
+	}
+	return template.HTML(b.String())
 }
 
 func newChart(days []store.DayCount, since time.Time) chart {
