@@ -333,6 +333,7 @@ func TestBrowser(t *testing.T) {
 	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("main script, main img").length`)); n != 0 {
 		t.Errorf("the hostile text made %d elements", n)
 	}
+	shot("hostile")
 
 	// 6. Forget another one, through the confirmation.
 	step("forget", chromedp.Navigate(fmt.Sprintf("%s/obs/%d", base, ids["vacuum"])), chromedp.WaitVisible(chromedp.ID("forget")),
