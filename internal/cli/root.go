@@ -136,6 +136,7 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 		newInstallCmd(app, false),
 		newInstallCmd(app, true),
 		newScheduleCmd(app),
+		newWebCmd(app),
 	)
 	wrapArgs(root)
 	return root

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/recall"
+	"github.com/memhq/mem/internal/switches"
+	"github.com/memhq/mem/internal/web"
+)
+
+type webOptions struct {
+	Addr        string
+	NoOpen      bool
+	AllowRemote bool
+}
+
+func newWebCmd(app *App) *cobra.Command {
+	var o webOptions
+	cmd := &cobra.Command{
+		Use:   "web [--addr 127.0.0.1:0] [--no-open] [--allow-remote]",
+		Short: "Browse, search, correct and forget memory, and see what the agent is shown, in a local web page",
+		Long: `Serve a viewer of the memory while the command runs (Ctrl-C stops it), print its URL and open
+it in the browser. Pages: an overview (projects, sessions, observations per day), a project
+(sessions, switches, search with mem search's filters), a session's timeline and pending context,
+an observation (edit, forget) and what the agent sees (the exact mem inject block, each entry's
+score and factors, the token budget). Pages follow new memory live.
+
+It listens on 127.0.0.1 only unless --allow-remote is given. Every request needs the random token
+of the printed URL (kept in a cookie after the first page); the Host and Origin headers must name
+this server, and changes are POST forms with a CSRF token. Stored text is escaped, and its control
+characters are shown as visible escapes such as \x1b.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runWeb(ctx, app, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:0", "address to listen on, host:port (port 0: any free port)")
+	f.BoolVar(&o.NoOpen, "no-open", false, "print the URL without opening a browser")
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, "allow an address other than loopback (still token protected)")
+	return cmd
+}
+
+func runWeb(ctx context.Context, app *App, o webOptions) error {
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return invalid("--addr", "host:port, for example 127.0.0.1:8080", o.Addr)
+	}
+	if ip := net.ParseIP(host); !o.AllowRemote && (ip == nil || !ip.IsLoopback()) {
+		return invalid("--addr", "a loopback address such as 127.0.0.1:0 (or give --allow-remote)", o.Addr)
+	}
+	// The current project, when there is one, is where switches are written.
+	id, err := app.Project()
+	if err != nil {
+		id = project.Identity{}
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return invalid("--addr", "an address this machine can listen on", o.Addr+": "+rootCause(err))
+	}
+	defer l.Close()
+	cfg := app.Config()
+	srv, err := web.New(web.Options{
+		DB: db, Recall: recall.SettingsFrom(cfg.Settings), Current: id, Now: app.Now,
+		Switches:      func(root string) switches.Decision { return switches.Decide(switchSettings(cfg, app.Getenv), root) },
+		SourceEnabled: func(source string) bool { return sourceEnabled(cfg, source) },
+	}, l.Addr().String(), o.AllowRemote)
+	if err != nil {
+		return usageErr(err)
+	}
+	url := srv.URL(l.Addr().String())
+	fmt.Fprintf(app.Out, "mem web: %s\n", url)
+	fmt.Fprintln(app.Err, "mem web: serving until Ctrl-C")
+	if !o.NoOpen {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(app.Err, "mem web: could not open a browser (%v); open the URL above\n", err)
+		}
+	}
+	return srv.Serve(ctx, l)
+}
+
+// openBrowser asks the desktop to open url, without waiting for it.
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait() //nolint:errcheck // the opener's outcome is the desktop's business
+	return nil
+}
