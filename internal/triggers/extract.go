@@ -109,7 +109,8 @@ var (
 
 // asPath reports whether w looks like a file path: it has a directory part
 // ("internal/orders/refund.go", "./cmd/mem") or a known file extension
-// ("refund.go", "Makefile" is not). URLs and bare fractions are not paths.
+// ("refund.go", "Makefile" is not). URLs, bare fractions and slash commands
+// ("/help") are not paths.
 func asPath(w string) (string, bool) {
 	if strings.Contains(w, "://") || !pathChars.Get().MatchString(w) || len(w) > 300 {
 		return "", false
@@ -132,6 +133,11 @@ func asPath(w string) (string, bool) {
 	// at least two separators, a leading dot, tilde or slash, or a trailing slash.
 	hasLetter := strings.IndexFunc(w, unicode.IsLetter) >= 0
 	if !hasLetter {
+		return "", false
+	}
+	// "/help", "/review": one segment after a leading slash is how slash
+	// commands look, not a file.
+	if strings.HasPrefix(w, "/") && !strings.Contains(w[1:], "/") {
 		return "", false
 	}
 	if strings.Count(strings.Trim(w, "/"), "/") >= 2 || strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/") ||

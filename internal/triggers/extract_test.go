@@ -46,6 +46,10 @@ func TestExtract(t *testing.T) {
 		{"rename user_id to customer_id everywhere (also in migrations/00002_customers.sql)",
 			"path:migrations/00002_customers.sql | symbol:user_id | symbol:customer_id"},
 		{"where is the config file loaded?", "question:config loaded"},
+		// Slash commands are commands to the agent, not files.
+		{"/help", ""},
+		{"/review the last commit", ""},
+		{"look at /etc/hosts and /tmp/", "path:/etc/hosts | path:/tmp"},
 	}
 	for _, tc := range cases {
 		if got := keys(Extract(tc.prompt)); got != tc.want {
