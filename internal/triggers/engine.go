@@ -109,10 +109,10 @@ func (e *Engine) now() time.Time {
 const maxHitsPerTrigger = 8
 
 // OnPrompt analyses a user prompt: keywords register their text; symbols,
-// paths and questions (with the session's last few triggers carried over)
-// become searches whose results above the minimum relevance are registered,
-// best first, within the prompt budget, never an observation the session
-// was already given.
+// paths and questions become searches (helped by the session's last few
+// triggers) whose results above the minimum relevance are registered, best
+// first, within the prompt budget, never an observation the session was
+// already given. A prompt without triggers of its own searches nothing.
 func (e *Engine) OnPrompt(ctx context.Context, s Session, prompt string) (Report, error) {
 	var rep Report
 	var errs []error
@@ -156,6 +156,11 @@ type candidate struct {
 func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, rep *Report) error {
 	current := Extract(prompt)
 	rep.Triggers = current
+	if len(current) == 0 {
+		// "thanks", "run the tests": nothing to look up, and the last
+		// prompt's triggers were answered at that prompt.
+		return nil
+	}
 	limit := e.Config.CarryOver
 	var previous []string
 	if limit > 0 {
@@ -175,19 +180,14 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 			seen[k] = true
 		}
 	}
-	if len(current) > 0 {
-		keys := make([]string, len(current))
-		for i, t := range current {
-			keys[len(current)-1-i] = t.Key() // the first trigger of the prompt counts as newest
-		}
-		if err := e.Pending.TouchMarks(ctx, s.ID, markTrigger, keys, e.now()); err != nil {
-			return err
-		}
+	keys := make([]string, len(current))
+	for i, t := range current {
+		keys[len(current)-1-i] = t.Key() // the first trigger of the prompt counts as newest
 	}
-	if len(all) == 0 {
-		return nil
+	if err := e.Pending.TouchMarks(ctx, s.ID, markTrigger, keys, e.now()); err != nil {
+		return err
 	}
-	cands, err := e.lookup(ctx, s, all)
+	cands, err := e.lookup(ctx, s, all, len(current))
 	if err != nil {
 		return err
 	}
@@ -250,13 +250,16 @@ const maxSearchHits = 20
 // lookup runs the triggers: a path asks which observations touched the
 // file; the symbols, questions and unknown paths go to memory search as one
 // query (a search costs milliseconds on a large database, and OR-ranking
-// serves several triggers at once), each hit scored against each trigger.
-func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candidate, error) {
+// serves several triggers at once), each hit scored against each of the
+// first own triggers (the prompt's; those carried over from earlier prompts
+// help the ranking but make no hit relevant: their answers were given then).
+func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) ([]candidate, error) {
 	var out []candidate
 	var searched []Trigger
-	for _, t := range all {
+	var judged []int // indexes into searched of the prompt's own triggers
+	for i, t := range all {
 		found := false
-		if t.Kind == KindPath && e.Files != nil {
+		if t.Kind == KindPath && e.Files != nil && i < own {
 			for _, p := range pathForms(s.Root, t.Text) {
 				obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxHitsPerTrigger)
 				if err != nil {
@@ -273,6 +276,9 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candid
 			}
 		}
 		if !found {
+			if i < own {
+				judged = append(judged, len(searched))
+			}
 			searched = append(searched, t)
 		}
 	}
@@ -307,8 +313,8 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candid
 			rank = h.Score / top
 		}
 		rel := 0.0
-		for _, ts := range terms {
-			rel = max(rel, Relevance(ts, *h.Observation, rank))
+		for _, i := range judged {
+			rel = max(rel, Relevance(terms[i], *h.Observation, rank))
 		}
 		out = append(out, candidate{obs: *h.Observation, relevance: rel})
 	}

@@ -281,15 +281,37 @@ func TestMemoryTriggers(t *testing.T) {
 	if got := f.pending(t); got != "" {
 		t.Fatalf("same prompt again: %s", got)
 	}
-	// A follow-up without triggers still searches the last ones: a new
-	// observation about OrderService reaches the session.
+	// A prompt without triggers of its own gets nothing, not even what
+	// the last prompt's triggers would find now: they were answered then.
 	later := f.observe(t, memory.Observation{Type: memory.TypeProblem, Title: "OrderService double refunds on retry"})
 	f.fs.queries = nil
-	if _, err := f.eng.OnPrompt(ctx, f.ses, "now add validation"); err != nil {
+	for _, p := range []string{"now add validation", "thanks", "run the tests"} {
+		if _, err := f.eng.OnPrompt(ctx, f.ses, p); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.pending(t); got != "" || len(f.fs.queries) > 0 {
+			t.Fatalf("%q after a prompt that got context: %s (queries %q)", p, got, f.fs.queries)
+		}
+	}
+	// A follow-up with a trigger of its own searches with the last ones too.
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the double refund problem"); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.pending(t); got != "memory-triggers:#"+itoa(later.ID)+"@normal" {
-		t.Fatalf("carry-over: %s (queries %q)", got, f.fs.queries)
+		t.Fatalf("follow-up: %s (queries %q)", got, f.fs.queries)
+	}
+	if q := f.fs.queries[len(f.fs.queries)-1]; !strings.Contains(q, "OrderService") {
+		t.Errorf("follow-up query %q lacks the carried-over trigger", q)
+	}
+	f.consume(t)
+	// A carried-over trigger helps rank but makes nothing relevant: a prompt
+	// about something else does not bring more of the last prompt's subject.
+	f.observe(t, memory.Observation{Type: memory.TypeProblem, Title: "OrderService refunds time out"})
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the time complexity of quicksort"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("stale carry-over: %s (queries %q)", got, f.fs.queries)
 	}
 }
 
