@@ -221,10 +221,20 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 		return err
 	}
 	budget := e.promptBudget()
+	taken, top := 0, 0.0
 	for _, c := range list {
 		if given[fmt.Sprint(c.obs.ID)] {
 			continue
 		}
+		// A few of the best, and only those nearly as relevant as the best:
+		// past that, more observations bring more noise than answers.
+		if taken == maxPromptObservations || c.relevance < closeToBest*top {
+			break
+		}
+		if taken == 0 {
+			top = c.relevance
+		}
+		taken++
 		// Each observation is cut to its own share, not to what is left: a
 		// stub of the tenth hit is worth less than room for the next prompt.
 		text := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
@@ -243,6 +253,14 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	}
 	return nil
 }
+
+// maxPromptObservations bounds the observations one prompt registers, and
+// closeToBest is the share of the best one's relevance the others need (see
+// scripts/eval: more, or less alike, lowers precision more than it raises hits).
+const (
+	maxPromptObservations = 3
+	closeToBest           = 0.9
+)
 
 // maxSearchHits bounds the one search a prompt makes.
 const maxSearchHits = 20
@@ -336,8 +354,9 @@ func promptRanking() *search.Ranking {
 // trigger's terms the observation contains (search ranks a partial match
 // first when nothing better exists, so a score relative to the best hit
 // alone says nothing about a weak best), scaled by its rank relative to the
-// best hit: coverage × (0.6 + 0.4 × rank). Half the terms of the best hit
-// give 0.5, which the default minimum (results above 0.5) leaves out.
+// best hit: coverage × (0.6 + 0.4 × rank). A hit with one term of a
+// trigger that has several scores 0; half the terms of the best hit give
+// 0.5, above the default minimum (0.4).
 func Relevance(terms []string, o memory.Observation, rank float64) float64 {
 	if len(terms) == 0 {
 		return 0
@@ -349,6 +368,9 @@ func Relevance(terms []string, o memory.Observation, rank float64) float64 {
 		if strings.Contains(text, t) {
 			found++
 		}
+	}
+	if found < min(2, len(terms)) {
+		return 0 // one word of several is a coincidence
 	}
 	coverage := float64(found) / float64(len(terms))
 	return coverage * (0.6 + 0.4*rank)
@@ -549,7 +571,7 @@ func (e *Engine) fileBudget() int {
 
 func (e *Engine) minRelevance() float64 {
 	if e.Config.MinRelevance <= 0 {
-		return 0.5
+		return 0.4
 	}
 	return e.Config.MinRelevance
 }

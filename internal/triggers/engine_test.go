@@ -354,14 +354,57 @@ func tokensOf(s string) int { return tokens.Estimate(s) }
 // The minimum relevance is what keeps a weak match out: lowered, it lets it in.
 func TestMinRelevance(t *testing.T) {
 	ctx := context.Background()
+	const prompt = "what is the retry policy for refund webhooks in checkout"
+	for _, tc := range []struct {
+		min  float64
+		want bool
+	}{{0, false}, {0.2, true}} { // 0: the default (0.4); the match has 2 of 5 terms
+		f := setup(t)
+		weak := f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Refund retries were 3"})
+		f.eng.Config.MinRelevance = tc.min
+		if _, err := f.eng.OnPrompt(ctx, f.ses, prompt); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.pending(t); strings.Contains(got, "#"+itoa(weak.ID)+"@") != tc.want {
+			t.Errorf("minimum %v: pending %q, want the weak match: %v", tc.min, got, tc.want)
+		}
+	}
+}
+
+// One word of a trigger with several is a coincidence, however low the minimum.
+func TestOneWordOfSeveral(t *testing.T) {
 	f := setup(t)
-	f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "OrderService refunds retry with backoff"})
-	weak := f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Service accounts rotate monthly"})
-	f.eng.Config.MinRelevance = 0.2
-	if _, err := f.eng.OnPrompt(ctx, f.ses, "OrderService"); err != nil {
+	f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Service accounts rotate monthly"})
+	f.eng.Config.MinRelevance = 0.01
+	if _, err := f.eng.OnPrompt(context.Background(), f.ses, "OrderService"); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.pending(t); !strings.Contains(got, "#"+itoa(weak.ID)+"@") {
-		t.Fatalf("with minimum 0.2 the weak match is missing: %s", got)
+	if got := f.pending(t); got != "" {
+		t.Fatalf("half of OrderService matched: %s", got)
+	}
+}
+
+// A prompt registers at most three observations, and only those nearly as
+// relevant as the best.
+func TestPromptObservationsBounded(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	for i := 0; i < 6; i++ {
+		f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "Refund webhook retry policy " + itoa(int64(i))})
+	}
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the refund webhook retry policy"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(f.pending(t)); len(got) != 3 {
+		t.Fatalf("%d registered, want 3: %v", len(got), got)
+	}
+	f = setup(t)
+	best := f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "Refund webhook retry policy"})
+	f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Refund webhook logs"})
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the refund webhook retry policy"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "memory-triggers:#"+itoa(best.ID)+"@normal" {
+		t.Fatalf("a match half as good came along: %s", got)
 	}
 }
