@@ -150,6 +150,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	tune := fs.String("tune", defaultTune, "grid each fold chooses from on the other conversations: the ranking given plus one knob at a time (knob=v1,v2 ...); empty: no tuning")
 	folds := fs.Bool("folds", true, "measure held out: tune on all conversations but one, measure on that one, rotate")
 	baseline := fs.Bool("baseline", true, "also measure plain bm25")
+	components := fs.Bool("components", true, "measure the ranking's parts added one at a time, per conversation")
 	prompt := fs.Bool("prompt", true, "also measure prompt-time context (see prompt.go)")
 	memFree := fs.String("memory-free", "", "file of memory-free prompts, one a line (default: the built-in list)")
 	if err := fs.Parse(args); err != nil {
@@ -215,6 +216,27 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if *folds {
 		if err := e.foldTable(ctx, out, r, scores, base, *tune); err != nil {
+			return err
+		}
+	}
+	if def := search.DefaultRanking(); r != def {
+		// A ranking other than mem search's: how it does against it, paired
+		// by conversation (the rule for keeping a change: the mean move
+		// larger than its spread).
+		ds, _, err := e.measure(ctx, def, 0)
+		if err != nil {
+			return err
+		}
+		var d []float64
+		for c := range e.convs {
+			one := func(x int) bool { return x == c }
+			d = append(d, 100*(locomo.Mean(scores, e.conv, one)[1]-locomo.Mean(ds, e.conv, one)[1]))
+		}
+		m, sd := meanSD(d)
+		fmt.Fprintf(out, "\nR@10 of the given ranking minus mem search's default, per conversation: %+.1f ± %.1f (%s)\n", m, sd, fmtList(d))
+	}
+	if *components {
+		if err := e.componentTable(ctx, out, r, scores, base); err != nil {
 			return err
 		}
 	}
@@ -331,6 +353,82 @@ func (e *evaluation) foldTable(ctx context.Context, out io.Writer, r search.Rank
 	}
 	m, s := meanSD(d)
 	fmt.Fprintf(out, "\nR@10 held out minus the given ranking on the same conversation: %+.1f ± %.1f (per fold %s)\n", m, s, fmtList(d))
+	return nil
+}
+
+// componentTable adds the ranking's parts to bm25 one at a time and prints,
+// for each step, the all-in recall, the mean over the conversations (each
+// one a held-out fold: nothing is tuned here) and how R@10 moved from the
+// step before on the same conversations. A part is worth keeping when that
+// move is larger than its spread.
+func (e *evaluation) componentTable(ctx context.Context, out io.Writer, r search.Ranking, given, base locomo.Scores) error {
+	steps := []struct {
+		name string
+		set  func(*search.Ranking)
+	}{
+		{"bm25, words OR-ed, title-weighted", func(x *search.Ranking) {
+			x.SessionWeight, x.SessionExpand = 0, 0
+			x.Neighbors, x.NeighborDocs, x.NeighborWeight = 0, 0, 0
+			x.DateWeight, x.DateExpand = 0, 0
+		}},
+		{"+ session summary score", func(x *search.Ranking) {
+			x.SessionWeight, x.SessionPower = r.SessionWeight, r.SessionPower
+		}},
+		{"+ observations of the best sessions", func(x *search.Ranking) { x.SessionExpand = r.SessionExpand }},
+		{"+ neighbours", func(x *search.Ranking) {
+			x.Neighbors, x.NeighborDocs, x.NeighborWeight = r.Neighbors, r.NeighborDocs, r.NeighborWeight
+		}},
+		{"+ dates named in the query (given ranking)", func(x *search.Ranking) {
+			x.DateWeight, x.DateExpand = r.DateWeight, r.DateExpand
+		}},
+	}
+	n := len(e.convs)
+	perConv := func(s locomo.Scores) []float64 {
+		v := make([]float64, n)
+		for c := range v {
+			v[c] = 100 * locomo.Mean(s, e.conv, func(x int) bool { return x == c })[1]
+		}
+		return v
+	}
+	fmt.Fprintf(out, "\nThe ranking's parts, added one at a time (fold mean: the mean over the %d conversations; Δ: R@10 against the row above on the same conversation, mean ± sd).\n\n", n)
+	fmt.Fprintf(out, "| %-44s | %5s | %5s | %5s | %5s | %-17s | %-12s |\n", "ranking", "R@5", "R@10", "R@25", "R@50", "R@10 fold mean", "Δ R@10")
+	fmt.Fprintf(out, "|%s|------:|------:|------:|------:|%s|%s|\n", strings.Repeat("-", 46), strings.Repeat("-", 19), strings.Repeat("-", 14))
+	every := func(int) bool { return true }
+	row := func(name string, s locomo.Scores, prev []float64) []float64 {
+		v := perConv(s)
+		m, sd := meanSD(v)
+		fmt.Fprintf(out, "| %-44s |", name)
+		for _, x := range locomo.Mean(s, e.conv, every) {
+			fmt.Fprintf(out, " %5.1f |", 100*x)
+		}
+		delta := ""
+		if prev != nil {
+			d := make([]float64, n)
+			for i := range d {
+				d[i] = v[i] - prev[i]
+			}
+			dm, ds := meanSD(d)
+			delta = fmt.Sprintf("%+.1f ± %.1f", dm, ds)
+		}
+		fmt.Fprintf(out, " %-17s | %-12s |\n", fmt.Sprintf("%.1f ± %.1f", m, sd), delta)
+		return v
+	}
+	if base != nil {
+		row("plain bm25 (equal column weights)", base, nil)
+	}
+	x := r
+	var prev []float64
+	for i, st := range steps {
+		st.set(&x)
+		s := given
+		if i < len(steps)-1 {
+			var err error
+			if s, _, err = e.measure(ctx, x, 0); err != nil {
+				return err
+			}
+		}
+		prev = row(st.name, s, prev)
+	}
 	return nil
 }
 
