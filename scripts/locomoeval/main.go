@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,6 +97,7 @@ type evaluation struct {
 	convs []locomo.Conversation
 	qs    []question
 	conv  []int // conversation index of each question
+	uuids map[int64]string
 }
 
 type question struct {
@@ -152,6 +154,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	baseline := fs.Bool("baseline", true, "also measure plain bm25")
 	components := fs.Bool("components", true, "measure the ranking's parts added one at a time, per conversation")
 	prompt := fs.Bool("prompt", true, "also measure prompt-time context (see prompt.go)")
+	promptGrid := fs.String("prompt-grid", "0.4,0.3,0.5", "values of context.min_relevance the prompt-time folds choose from (the first is the default's)")
 	memFree := fs.String("memory-free", "", "file of memory-free prompts, one a line (default: the built-in list)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -241,7 +244,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	if *prompt {
-		if err := e.promptTime(ctx, out, *memFree); err != nil {
+		var grid []float64
+		for _, f := range strings.Split(*promptGrid, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || v < 0 || v > 1 {
+				return fmt.Errorf("-prompt-grid: %q is not a number from 0 to 1", f)
+			}
+			grid = append(grid, v)
+		}
+		if err := e.promptTime(ctx, out, *memFree, grid); err != nil {
 			return err
 		}
 	}
