@@ -355,6 +355,20 @@ func (e *evaluation) foldTable(ctx context.Context, out io.Writer, r search.Rank
 		spread("plain bm25, fold mean ± sd (nothing to tune)", locomo.CrossValidate(e.conv, n, []locomo.Scores{base}, 1))
 		plain("plain bm25, all-in", locomo.Mean(base, e.conv, every))
 	}
+	// Each variant of the grid on everything, against the given ranking on
+	// the same conversations.
+	fmt.Fprintf(out, "\nEach ranking of the grid, all-in, and its R@10 minus the given ranking's per conversation (mean ± sd):")
+	for i := 1; i < len(vs); i++ {
+		var d []float64
+		for c := 0; c < n; c++ {
+			one := func(x int) bool { return x == c }
+			d = append(d, 100*(locomo.Mean(all[i], e.conv, one)[1]-locomo.Mean(given, e.conv, one)[1]))
+		}
+		m, sd := meanSD(d)
+		a := locomo.Mean(all[i], e.conv, every)
+		fmt.Fprintf(out, "\n  %-20s R@5 %.1f R@10 %.1f  Δ R@10 %+.1f ± %.1f", vs[i].name, 100*a[0], 100*a[1], m, sd)
+	}
+	fmt.Fprintln(out)
 	// Paired: how the held-out result differs from the given ranking's on
 	// the same conversation (tuning that only fits noise shows here).
 	var d []float64

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/tokens"
@@ -25,7 +25,7 @@ import (
 var builtinMemoryFree string
 
 // entryRe finds the entries of a delivered block: source and id.
-var entryRe = regexp.MustCompile(`<context source="([^"]*)" id="([^"]*)"`)
+var entryRe = lazy.NewRegexp(`<context source="([^"]*)" id="([^"]*)"`)
 
 // promptRun is what one prompt got.
 type promptRun struct {
@@ -47,7 +47,7 @@ func (e *evaluation) promptTurn(ctx context.Context, fn hook.ContextFunc, room i
 	if err != nil {
 		return r, fmt.Errorf("prompt %q: %w", prompt, err)
 	}
-	for _, m := range entryRe.FindAllStringSubmatch(block, -1) {
+	for _, m := range entryRe.Get().FindAllStringSubmatch(block, -1) {
 		r.entries++
 		if n, ok := strings.CutPrefix(m[2], "#"); ok {
 			if v, err := strconv.ParseInt(n, 10, 64); err == nil {
