@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -319,8 +320,16 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 		return nil, fmt.Errorf("searching memory for %q: %w", q.Text, err)
 	}
 	top := 0.0
+	docs := make([]string, 0, len(hits))
 	for _, h := range hits {
 		top = max(top, h.Score)
+		if h.Observation != nil {
+			docs = append(docs, observationWords(*h.Observation))
+		}
+	}
+	weights := make([]map[string]float64, len(terms))
+	for _, i := range judged {
+		weights[i] = TermWeights(terms[i], docs)
 	}
 	for _, h := range hits {
 		if h.Observation == nil {
@@ -331,12 +340,37 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 			rank = h.Score / top
 		}
 		rel := 0.0
+		text := observationWords(*h.Observation)
 		for _, i := range judged {
-			rel = max(rel, Relevance(terms[i], *h.Observation, rank))
+			rel = max(rel, Relevance(weights[i], text, rank))
 		}
 		out = append(out, candidate{obs: *h.Observation, relevance: rel})
 	}
 	return out, nil
+}
+
+// observationWords is an observation's searchable text, lower-cased.
+func observationWords(o memory.Observation) string {
+	return strings.ToLower(strings.Join([]string{o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "),
+		strings.Join(o.Concepts, " "), strings.Join(o.FilesRead, " "), strings.Join(o.FilesModified, " ")}, " "))
+}
+
+// TermWeights weighs a trigger's terms by how few of the search's hits
+// (docs, lower-cased texts) contain them: log((n+1)/(df+0.5)). A word in
+// every hit ("Caroline" in a conversation with Caroline) says little about
+// which hit answers; a word in one says much.
+func TermWeights(terms []string, docs []string) map[string]float64 {
+	w := make(map[string]float64, len(terms))
+	for _, t := range terms {
+		df := 0
+		for _, d := range docs {
+			if strings.Contains(d, t) {
+				df++
+			}
+		}
+		w[t] = math.Log((float64(len(docs)) + 1) / (float64(df) + 0.5))
+	}
+	return w
 }
 
 // promptRanking is mem search's ranking without the session-summary and
@@ -350,30 +384,27 @@ func promptRanking() *search.Ranking {
 	return &r
 }
 
-// Relevance scores a search hit for a trigger on 0..1: the share of the
-// trigger's terms the observation contains (search ranks a partial match
-// first when nothing better exists, so a score relative to the best hit
-// alone says nothing about a weak best), scaled by its rank relative to the
-// best hit: coverage × (0.6 + 0.4 × rank). A hit with one term of a
-// trigger that has several scores 0; half the terms of the best hit give
-// 0.5, above the default minimum (0.4).
-func Relevance(terms []string, o memory.Observation, rank float64) float64 {
-	if len(terms) == 0 {
-		return 0
-	}
-	text := strings.ToLower(strings.Join([]string{o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "),
-		strings.Join(o.Concepts, " "), strings.Join(o.FilesRead, " "), strings.Join(o.FilesModified, " ")}, " "))
+// Relevance scores a search hit for a trigger on 0..1: the weighted share
+// of the trigger's terms (weights from TermWeights) that text, the hit's
+// lower-cased text, contains (search ranks a partial match first when
+// nothing better exists, so a score relative to the best hit alone says
+// nothing about a weak best), scaled by its rank relative to the best hit:
+// coverage × (0.6 + 0.4 × rank). A hit with one term of a trigger that has
+// several scores 0.
+func Relevance(weights map[string]float64, text string, rank float64) float64 {
+	var have, all float64
 	found := 0
-	for _, t := range terms {
+	for t, w := range weights {
+		all += w
 		if strings.Contains(text, t) {
+			have += w
 			found++
 		}
 	}
-	if found < min(2, len(terms)) {
+	if found < min(2, len(weights)) || all <= 0 {
 		return 0 // one word of several is a coincidence
 	}
-	coverage := float64(found) / float64(len(terms))
-	return coverage * (0.6 + 0.4*rank)
+	return have / all * (0.6 + 0.4*rank)
 }
 
 // queryTerms are the lower-cased word stems of a trigger, identifiers split
@@ -571,7 +602,7 @@ func (e *Engine) fileBudget() int {
 
 func (e *Engine) minRelevance() float64 {
 	if e.Config.MinRelevance <= 0 {
-		return 0.4
+		return 0.35
 	}
 	return e.Config.MinRelevance
 }

@@ -358,7 +358,7 @@ func TestMinRelevance(t *testing.T) {
 	for _, tc := range []struct {
 		min  float64
 		want bool
-	}{{0, false}, {0.2, true}} { // 0: the default (0.4); the match has 2 of 5 terms
+	}{{0, false}, {0.1, true}} { // 0: the default; the match has 2 of 5 terms, and the other 3 are in no hit
 		f := setup(t)
 		weak := f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Refund retries were 3"})
 		f.eng.Config.MinRelevance = tc.min
@@ -406,5 +406,25 @@ func TestPromptObservationsBounded(t *testing.T) {
 	}
 	if got := f.pending(t); got != "memory-triggers:#"+itoa(best.ID)+"@normal" {
 		t.Fatalf("a match half as good came along: %s", got)
+	}
+}
+
+// A word every hit has weighs less than one only some have, so the hit with
+// the rarer words is the more relevant.
+func TestRelevanceWeighsRareTerms(t *testing.T) {
+	docs := []string{"caroline went to a lgbtq support group", "caroline painted a sunrise", "caroline likes hiking"}
+	w := triggers.TermWeights([]string{"caroline", "lgbtq", "group"}, docs)
+	if !(w["caroline"] < w["lgbtq"]) {
+		t.Fatalf("weights %v: the word in every hit should weigh least", w)
+	}
+	all := triggers.Relevance(w, docs[0], 1)
+	rare := triggers.Relevance(w, "an lgbtq group", 1)
+	common := triggers.Relevance(w, "caroline and the group", 1)
+	one := triggers.Relevance(w, "caroline alone", 1)
+	if !(all == 1 && rare > common && common > 0 && one == 0) {
+		t.Fatalf("every term %v, the rare two %v, the common one and a rare one %v, one word %v", all, rare, common, one)
+	}
+	if half := triggers.Relevance(w, docs[0], 0); half != 0.6 {
+		t.Fatalf("every term at rank 0: %v, want 0.6", half)
 	}
 }

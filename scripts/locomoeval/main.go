@@ -154,7 +154,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	baseline := fs.Bool("baseline", true, "also measure plain bm25")
 	components := fs.Bool("components", true, "measure the ranking's parts added one at a time, per conversation")
 	prompt := fs.Bool("prompt", true, "also measure prompt-time context (see prompt.go)")
-	promptGrid := fs.String("prompt-grid", "0.4,0.3,0.5", "values of context.min_relevance the prompt-time folds choose from (the first is the default's)")
+	promptGrid := fs.String("prompt-grid", "0.35,0.25,0.5", "values of context.min_relevance the prompt-time folds choose from (the first is the default's)")
 	memFree := fs.String("memory-free", "", "file of memory-free prompts, one a line (default: the built-in list)")
 	if err := fs.Parse(args); err != nil {
 		return err
