@@ -39,3 +39,9 @@ func hookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
 		return "", nil
 	}
 }
+
+// HookContext is the ContextFunc `mem hook` runs for prompts and tool calls;
+// scripts/eval measures prompt-time context through it.
+func HookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
+	return hookContext(cfg, now)
+}

@@ -128,9 +128,9 @@ func newContextPromptCmd(app *App) *cobra.Command {
 		Use:   "prompt --session S [--text TEXT | < stdin]",
 		Short: "Run a prompt's context sources and print what the session gets at this turn",
 		Long: `Runs what a prompt hook runs: configured keywords register their text; code symbols, file
-paths and questions in the prompt (and the session's last few triggers) search the project's memory,
-and results above context.min_relevance are registered within context.prompt_budget tokens, never an
-observation the session already got. Then the session's pending context is consumed and printed as
+paths and questions in the prompt search the project's memory (helped by the session's last few
+triggers; a prompt with none of its own searches nothing), and results above context.min_relevance
+are registered within context.prompt_budget tokens, never an observation the session already got. Then the session's pending context is consumed and printed as
 the XML block a hook delivers (nothing when there is none).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

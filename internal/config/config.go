@@ -155,7 +155,7 @@ func Defaults(d Dirs) Settings {
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
-			MinRelevance: 0.5, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
+			MinRelevance: 0.35, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -109,10 +110,10 @@ func (e *Engine) now() time.Time {
 const maxHitsPerTrigger = 8
 
 // OnPrompt analyses a user prompt: keywords register their text; symbols,
-// paths and questions (with the session's last few triggers carried over)
-// become searches whose results above the minimum relevance are registered,
-// best first, within the prompt budget, never an observation the session
-// was already given.
+// paths and questions become searches (helped by the session's last few
+// triggers) whose results above the minimum relevance are registered, best
+// first, within the prompt budget, never an observation the session was
+// already given. A prompt without triggers of its own searches nothing.
 func (e *Engine) OnPrompt(ctx context.Context, s Session, prompt string) (Report, error) {
 	var rep Report
 	var errs []error
@@ -156,6 +157,11 @@ type candidate struct {
 func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, rep *Report) error {
 	current := Extract(prompt)
 	rep.Triggers = current
+	if len(current) == 0 {
+		// "thanks", "run the tests": nothing to look up, and the last
+		// prompt's triggers were answered at that prompt.
+		return nil
+	}
 	limit := e.Config.CarryOver
 	var previous []string
 	if limit > 0 {
@@ -175,19 +181,14 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 			seen[k] = true
 		}
 	}
-	if len(current) > 0 {
-		keys := make([]string, len(current))
-		for i, t := range current {
-			keys[len(current)-1-i] = t.Key() // the first trigger of the prompt counts as newest
-		}
-		if err := e.Pending.TouchMarks(ctx, s.ID, markTrigger, keys, e.now()); err != nil {
-			return err
-		}
+	keys := make([]string, len(current))
+	for i, t := range current {
+		keys[len(current)-1-i] = t.Key() // the first trigger of the prompt counts as newest
 	}
-	if len(all) == 0 {
-		return nil
+	if err := e.Pending.TouchMarks(ctx, s.ID, markTrigger, keys, e.now()); err != nil {
+		return err
 	}
-	cands, err := e.lookup(ctx, s, all)
+	cands, err := e.lookup(ctx, s, all, len(current))
 	if err != nil {
 		return err
 	}
@@ -221,10 +222,20 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 		return err
 	}
 	budget := e.promptBudget()
+	taken, top := 0, 0.0
 	for _, c := range list {
 		if given[fmt.Sprint(c.obs.ID)] {
 			continue
 		}
+		// A few of the best, and only those nearly as relevant as the best:
+		// past that, more observations bring more noise than answers.
+		if taken == maxPromptObservations || c.relevance < closeToBest*top {
+			break
+		}
+		if taken == 0 {
+			top = c.relevance
+		}
+		taken++
 		// Each observation is cut to its own share, not to what is left: a
 		// stub of the tenth hit is worth less than room for the next prompt.
 		text := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
@@ -244,19 +255,30 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	return nil
 }
 
+// maxPromptObservations bounds the observations one prompt registers, and
+// closeToBest is the share of the best one's relevance the others need (see
+// scripts/eval: more, or less alike, lowers precision more than it raises hits).
+const (
+	maxPromptObservations = 3
+	closeToBest           = 0.9
+)
+
 // maxSearchHits bounds the one search a prompt makes.
 const maxSearchHits = 20
 
 // lookup runs the triggers: a path asks which observations touched the
 // file; the symbols, questions and unknown paths go to memory search as one
 // query (a search costs milliseconds on a large database, and OR-ranking
-// serves several triggers at once), each hit scored against each trigger.
-func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candidate, error) {
+// serves several triggers at once), each hit scored against each of the
+// first own triggers (the prompt's; those carried over from earlier prompts
+// help the ranking but make no hit relevant: their answers were given then).
+func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) ([]candidate, error) {
 	var out []candidate
 	var searched []Trigger
-	for _, t := range all {
+	var judged []int // indexes into searched of the prompt's own triggers
+	for i, t := range all {
 		found := false
-		if t.Kind == KindPath && e.Files != nil {
+		if t.Kind == KindPath && e.Files != nil && i < own {
 			for _, p := range pathForms(s.Root, t.Text) {
 				obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxHitsPerTrigger)
 				if err != nil {
@@ -273,6 +295,9 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candid
 			}
 		}
 		if !found {
+			if i < own {
+				judged = append(judged, len(searched))
+			}
 			searched = append(searched, t)
 		}
 	}
@@ -295,8 +320,16 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candid
 		return nil, fmt.Errorf("searching memory for %q: %w", q.Text, err)
 	}
 	top := 0.0
+	docs := make([]string, 0, len(hits))
 	for _, h := range hits {
 		top = max(top, h.Score)
+		if h.Observation != nil {
+			docs = append(docs, observationWords(*h.Observation))
+		}
+	}
+	weights := make([]map[string]float64, len(terms))
+	for _, i := range judged {
+		weights[i] = TermWeights(terms[i], docs)
 	}
 	for _, h := range hits {
 		if h.Observation == nil {
@@ -307,12 +340,37 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger) ([]candid
 			rank = h.Score / top
 		}
 		rel := 0.0
-		for _, ts := range terms {
-			rel = max(rel, Relevance(ts, *h.Observation, rank))
+		text := observationWords(*h.Observation)
+		for _, i := range judged {
+			rel = max(rel, Relevance(weights[i], text, rank))
 		}
 		out = append(out, candidate{obs: *h.Observation, relevance: rel})
 	}
 	return out, nil
+}
+
+// observationWords is an observation's searchable text, lower-cased.
+func observationWords(o memory.Observation) string {
+	return strings.ToLower(strings.Join([]string{o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "),
+		strings.Join(o.Concepts, " "), strings.Join(o.FilesRead, " "), strings.Join(o.FilesModified, " ")}, " "))
+}
+
+// TermWeights weighs a trigger's terms by how few of the search's hits
+// (docs, lower-cased texts) contain them: log((n+1)/(df+0.5)). A word in
+// every hit ("Caroline" in a conversation with Caroline) says little about
+// which hit answers; a word in one says much.
+func TermWeights(terms []string, docs []string) map[string]float64 {
+	w := make(map[string]float64, len(terms))
+	for _, t := range terms {
+		df := 0
+		for _, d := range docs {
+			if strings.Contains(d, t) {
+				df++
+			}
+		}
+		w[t] = math.Log((float64(len(docs)) + 1) / (float64(df) + 0.5))
+	}
+	return w
 }
 
 // promptRanking is mem search's ranking without the session-summary and
@@ -326,26 +384,27 @@ func promptRanking() *search.Ranking {
 	return &r
 }
 
-// Relevance scores a search hit for a trigger on 0..1: the share of the
-// trigger's terms the observation contains (search ranks a partial match
-// first when nothing better exists, so a score relative to the best hit
-// alone says nothing about a weak best), scaled by its rank relative to the
-// best hit: coverage × (0.6 + 0.4 × rank). Half the terms of the best hit
-// give 0.5, which the default minimum (results above 0.5) leaves out.
-func Relevance(terms []string, o memory.Observation, rank float64) float64 {
-	if len(terms) == 0 {
-		return 0
-	}
-	text := strings.ToLower(strings.Join([]string{o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "),
-		strings.Join(o.Concepts, " "), strings.Join(o.FilesRead, " "), strings.Join(o.FilesModified, " ")}, " "))
+// Relevance scores a search hit for a trigger on 0..1: the weighted share
+// of the trigger's terms (weights from TermWeights) that text, the hit's
+// lower-cased text, contains (search ranks a partial match first when
+// nothing better exists, so a score relative to the best hit alone says
+// nothing about a weak best), scaled by its rank relative to the best hit:
+// coverage × (0.6 + 0.4 × rank). A hit with one term of a trigger that has
+// several scores 0.
+func Relevance(weights map[string]float64, text string, rank float64) float64 {
+	var have, all float64
 	found := 0
-	for _, t := range terms {
+	for t, w := range weights {
+		all += w
 		if strings.Contains(text, t) {
+			have += w
 			found++
 		}
 	}
-	coverage := float64(found) / float64(len(terms))
-	return coverage * (0.6 + 0.4*rank)
+	if found < min(2, len(weights)) || all <= 0 {
+		return 0 // one word of several is a coincidence
+	}
+	return have / all * (0.6 + 0.4*rank)
 }
 
 // queryTerms are the lower-cased word stems of a trigger, identifiers split
@@ -543,7 +602,7 @@ func (e *Engine) fileBudget() int {
 
 func (e *Engine) minRelevance() float64 {
 	if e.Config.MinRelevance <= 0 {
-		return 0.5
+		return 0.35
 	}
 	return e.Config.MinRelevance
 }

@@ -281,15 +281,37 @@ func TestMemoryTriggers(t *testing.T) {
 	if got := f.pending(t); got != "" {
 		t.Fatalf("same prompt again: %s", got)
 	}
-	// A follow-up without triggers still searches the last ones: a new
-	// observation about OrderService reaches the session.
+	// A prompt without triggers of its own gets nothing, not even what
+	// the last prompt's triggers would find now: they were answered then.
 	later := f.observe(t, memory.Observation{Type: memory.TypeProblem, Title: "OrderService double refunds on retry"})
 	f.fs.queries = nil
-	if _, err := f.eng.OnPrompt(ctx, f.ses, "now add validation"); err != nil {
+	for _, p := range []string{"now add validation", "thanks", "run the tests"} {
+		if _, err := f.eng.OnPrompt(ctx, f.ses, p); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.pending(t); got != "" || len(f.fs.queries) > 0 {
+			t.Fatalf("%q after a prompt that got context: %s (queries %q)", p, got, f.fs.queries)
+		}
+	}
+	// A follow-up with a trigger of its own searches with the last ones too.
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the double refund problem"); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.pending(t); got != "memory-triggers:#"+itoa(later.ID)+"@normal" {
-		t.Fatalf("carry-over: %s (queries %q)", got, f.fs.queries)
+		t.Fatalf("follow-up: %s (queries %q)", got, f.fs.queries)
+	}
+	if q := f.fs.queries[len(f.fs.queries)-1]; !strings.Contains(q, "OrderService") {
+		t.Errorf("follow-up query %q lacks the carried-over trigger", q)
+	}
+	f.consume(t)
+	// A carried-over trigger helps rank but makes nothing relevant: a prompt
+	// about something else does not bring more of the last prompt's subject.
+	f.observe(t, memory.Observation{Type: memory.TypeProblem, Title: "OrderService refunds time out"})
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the time complexity of quicksort"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "" {
+		t.Fatalf("stale carry-over: %s (queries %q)", got, f.fs.queries)
 	}
 }
 
@@ -332,14 +354,77 @@ func tokensOf(s string) int { return tokens.Estimate(s) }
 // The minimum relevance is what keeps a weak match out: lowered, it lets it in.
 func TestMinRelevance(t *testing.T) {
 	ctx := context.Background()
+	const prompt = "what is the retry policy for refund webhooks in checkout"
+	for _, tc := range []struct {
+		min  float64
+		want bool
+	}{{0, false}, {0.1, true}} { // 0: the default; the match has 2 of 5 terms, and the other 3 are in no hit
+		f := setup(t)
+		weak := f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Refund retries were 3"})
+		f.eng.Config.MinRelevance = tc.min
+		if _, err := f.eng.OnPrompt(ctx, f.ses, prompt); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.pending(t); strings.Contains(got, "#"+itoa(weak.ID)+"@") != tc.want {
+			t.Errorf("minimum %v: pending %q, want the weak match: %v", tc.min, got, tc.want)
+		}
+	}
+}
+
+// One word of a trigger with several is a coincidence, however low the minimum.
+func TestOneWordOfSeveral(t *testing.T) {
 	f := setup(t)
-	f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "OrderService refunds retry with backoff"})
-	weak := f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Service accounts rotate monthly"})
-	f.eng.Config.MinRelevance = 0.2
-	if _, err := f.eng.OnPrompt(ctx, f.ses, "OrderService"); err != nil {
+	f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Service accounts rotate monthly"})
+	f.eng.Config.MinRelevance = 0.01
+	if _, err := f.eng.OnPrompt(context.Background(), f.ses, "OrderService"); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.pending(t); !strings.Contains(got, "#"+itoa(weak.ID)+"@") {
-		t.Fatalf("with minimum 0.2 the weak match is missing: %s", got)
+	if got := f.pending(t); got != "" {
+		t.Fatalf("half of OrderService matched: %s", got)
+	}
+}
+
+// A prompt registers at most three observations, and only those nearly as
+// relevant as the best.
+func TestPromptObservationsBounded(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	for i := 0; i < 6; i++ {
+		f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "Refund webhook retry policy " + itoa(int64(i))})
+	}
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the refund webhook retry policy"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(f.pending(t)); len(got) != 3 {
+		t.Fatalf("%d registered, want 3: %v", len(got), got)
+	}
+	f = setup(t)
+	best := f.observe(t, memory.Observation{Type: memory.TypeDecision, Title: "Refund webhook retry policy"})
+	f.observe(t, memory.Observation{Type: memory.TypeNote, Title: "Refund webhook logs"})
+	if _, err := f.eng.OnPrompt(ctx, f.ses, "what is the refund webhook retry policy"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.pending(t); got != "memory-triggers:#"+itoa(best.ID)+"@normal" {
+		t.Fatalf("a match half as good came along: %s", got)
+	}
+}
+
+// A word every hit has weighs less than one only some have, so the hit with
+// the rarer words is the more relevant.
+func TestRelevanceWeighsRareTerms(t *testing.T) {
+	docs := []string{"caroline went to a lgbtq support group", "caroline painted a sunrise", "caroline likes hiking"}
+	w := triggers.TermWeights([]string{"caroline", "lgbtq", "group"}, docs)
+	if !(w["caroline"] < w["lgbtq"]) {
+		t.Fatalf("weights %v: the word in every hit should weigh least", w)
+	}
+	all := triggers.Relevance(w, docs[0], 1)
+	rare := triggers.Relevance(w, "an lgbtq group", 1)
+	common := triggers.Relevance(w, "caroline and the group", 1)
+	one := triggers.Relevance(w, "caroline alone", 1)
+	if !(all == 1 && rare > common && common > 0 && one == 0) {
+		t.Fatalf("every term %v, the rare two %v, the common one and a rare one %v, one word %v", all, rare, common, one)
+	}
+	if half := triggers.Relevance(w, docs[0], 0); half != 0.6 {
+		t.Fatalf("every term at rank 0: %v, want 0.6", half)
 	}
 }

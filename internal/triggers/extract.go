@@ -109,7 +109,8 @@ var (
 
 // asPath reports whether w looks like a file path: it has a directory part
 // ("internal/orders/refund.go", "./cmd/mem") or a known file extension
-// ("refund.go", "Makefile" is not). URLs and bare fractions are not paths.
+// ("refund.go", "Makefile" is not). URLs, bare fractions and slash commands
+// ("/help") are not paths.
 func asPath(w string) (string, bool) {
 	if strings.Contains(w, "://") || !pathChars.Get().MatchString(w) || len(w) > 300 {
 		return "", false
@@ -132,6 +133,11 @@ func asPath(w string) (string, bool) {
 	// at least two separators, a leading dot, tilde or slash, or a trailing slash.
 	hasLetter := strings.IndexFunc(w, unicode.IsLetter) >= 0
 	if !hasLetter {
+		return "", false
+	}
+	// "/help", "/review": one segment after a leading slash is how slash
+	// commands look, not a file.
+	if strings.HasPrefix(w, "/") && !strings.Contains(w[1:], "/") {
 		return "", false
 	}
 	if strings.Count(strings.Trim(w, "/"), "/") >= 2 || strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/") ||
@@ -214,32 +220,66 @@ func commonWord(w string) bool {
 // the end of the clause.
 var questionRe = lazy.NewRegexp(`(?i)\b(?:how\s+(?:does|do|did|is|are|can|should|would)|what\s+(?:is|are|was|were|does|do)|what's|where\s+(?:is|are|does|do)|where's|why\s+(?:does|do|did|is|are)|when\s+(?:does|do|did|is)|what\s+did\s+we\s+(?:decide|agree|choose|learn|find|say|do)\s+(?:about|on|for|with)|explain|tell\s+me\s+about|remind\s+me\s+(?:about|of|how|what|why))\s+([^?!;\n,]+)`)
 
-func questions(prompt string) []string {
+// requestRe finds the questions that ask the agent to do something rather
+// than ask about something.
+var requestRe = lazy.NewRegexp(`(?i)^\s*(?:(?:can|could|would|will)\s+(?:you|we)|please|shall\s+we|why\s+not|what\s+if)\b`)
+
+// asked returns up to n sentences of s that end in a question mark, without
+// it. A sentence ends at ? ! ; a line break, or a full stop before a space
+// (cfg.Refund.MaxRetries is one word).
+func asked(s string, n int) []string {
 	var out []string
-	for _, m := range questionRe.Get().FindAllStringSubmatch(prompt, 4) {
-		clause, _, _ := strings.Cut(m[1]+" ", ". ")
-		var words []string
-		for _, w := range strings.Fields(clause) {
-			if w = strings.TrimRight(strings.Trim(w, "`'\"()[]"), "."); w != "" {
-				words = append(words, w)
+	start := 0
+	for i := 0; i < len(s) && len(out) < n; i++ {
+		switch c := s[i]; {
+		case c == '?':
+			if q := strings.TrimSpace(s[start:i]); q != "" {
+				out = append(out, q)
 			}
-		}
-		// Noise words go: search ignores them too, and they would use up the
-		// six words a subject keeps.
-		kept := words[:0]
-		for _, w := range words {
-			if !text.IsNoise(strings.ToLower(w)) {
-				kept = append(kept, w)
-			}
-		}
-		words = kept
-		if len(words) > 6 {
-			words = words[:6]
-		}
-		subject := strings.Join(words, " ")
-		if utf8.RuneCountInString(subject) >= 3 {
-			out = append(out, subject)
+			start = i + 1
+		case c == '!' || c == ';' || c == '\n' || c == '.' && (i+1 == len(s) || s[i+1] == ' '):
+			start = i + 1
 		}
 	}
 	return out
 }
+
+// questions returns the subjects of a prompt's questions: those questionRe
+// finds, then any other sentence that ends in a question mark ("Would
+// Caroline pursue writing as a career?"), requests excepted ("can you ...").
+func questions(prompt string) []string {
+	var out []string
+	for _, m := range questionRe.Get().FindAllStringSubmatch(prompt, 4) {
+		out = appendSubject(out, m[1])
+	}
+	for _, q := range asked(prompt, 4) {
+		if !questionRe.Get().MatchString(q) && !requestRe.Get().MatchString(q) {
+			out = appendSubject(out, q)
+		}
+	}
+	return out
+}
+
+// appendSubject appends the subject of a question's clause: its words up
+// to the first sentence end, noise words left out, at most maxSubjectWords.
+func appendSubject(out []string, clause string) []string {
+	clause, _, _ = strings.Cut(clause+" ", ". ")
+	var words []string
+	for _, w := range strings.Fields(clause) {
+		// Noise words go: search ignores them too, and they would use up
+		// the words a subject keeps.
+		if w = strings.TrimRight(strings.Trim(w, "`'\"()[]"), "."); w != "" && !text.IsNoise(strings.ToLower(w)) {
+			words = append(words, w)
+		}
+	}
+	if len(words) > maxSubjectWords {
+		words = words[:maxSubjectWords]
+	}
+	if subject := strings.Join(words, " "); utf8.RuneCountInString(subject) >= 3 {
+		out = append(out, subject)
+	}
+	return out
+}
+
+// maxSubjectWords bounds the words a question's subject keeps.
+const maxSubjectWords = 6

@@ -46,6 +46,15 @@ func TestExtract(t *testing.T) {
 		{"rename user_id to customer_id everywhere (also in migrations/00002_customers.sql)",
 			"path:migrations/00002_customers.sql | symbol:user_id | symbol:customer_id"},
 		{"where is the config file loaded?", "question:config loaded"},
+		// Any sentence ending in a question mark asks about something,
+		// unless it asks the agent to do something.
+		{"Would Caroline pursue writing as a career?", "question:Caroline pursue writing career"},
+		{"Fine. Which database did we pick for the queue? Then go on.", "question:database pick queue"},
+		{"could you make the build faster?", ""},
+		// Slash commands are commands to the agent, not files.
+		{"/help", ""},
+		{"/review the last commit", ""},
+		{"look at /etc/hosts and /tmp/", "path:/etc/hosts | path:/tmp"},
 	}
 	for _, tc := range cases {
 		if got := keys(Extract(tc.prompt)); got != tc.want {
