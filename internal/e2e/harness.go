@@ -113,10 +113,28 @@ func newH(opt Options, a *Agent, srv *Server) (*H, error) {
 	if err := os.WriteFile(filepath.Join(h.BinDir, "recorder.json"), cfg, 0o644); err != nil {
 		return nil, err
 	}
+	if err := provideRipgrep(opt.NPMBin, h.BinDir); err != nil {
+		return nil, err
+	}
 	if err := h.makeProject(); err != nil {
 		return nil, err
 	}
 	return h, nil
+}
+
+// provideRipgrep puts an rg on the run's PATH when the machine has none.
+// OpenCode's grep and glob tools run rg and otherwise download it from a
+// host the harness cannot reach; a developer's machine has one. The rg that
+// an installed CLI package ships (Codex's) is used: nothing is fetched.
+func provideRipgrep(npmBin, binDir string) error {
+	if _, err := exec.LookPath("rg"); err == nil {
+		return nil
+	}
+	found, _ := filepath.Glob(filepath.Join(filepath.Dir(npmBin), "@openai", "codex-*", "vendor", "*", "codex-path", "rg"))
+	if len(found) == 0 {
+		return nil // the grep checks then fail and say so
+	}
+	return copyFile(found[0], filepath.Join(binDir, "rg"), 0o755)
 }
 
 func copyFile(from, to string, mode os.FileMode) error {

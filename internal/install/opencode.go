@@ -22,6 +22,11 @@ func OpenCode() Agent {
 			Project: filepath.Join(".opencode", "plugins", "mem.js"),
 		},
 		Hooks: opencodePlugin{},
+		// What OpenCode 1.18 does on its own (see internal/e2e/README.md):
+		// said so the user is not surprised, since mem cannot change it.
+		Notes: []string{"OpenCode installs its plugin SDK with npm into its config folder and, once any plugin " +
+			"is there, waits for that install before its first request: the first start after this takes as " +
+			"long as that install, and with no npm registry reachable every start waits for it to fail"},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "opencode.json") },
 			Project: "opencode.json",

@@ -2,12 +2,19 @@
 //
 // OpenCode has no command hooks, so this plugin shells out to `mem hook
 // opencode` with a small JSON payload and reads {"context": "..."} back. It
-// gives each session mem's recall block through the system prompt (cached
-// per session, since the transform runs on every model request), adds the
-// compaction block when OpenCode compacts, and forwards user messages and
-// tool results so that mem records them; sessions still open when OpenCode
-// exits are ended then. Nothing here may break OpenCode:
-// every failure (mem missing, slow, crashing) ends as "no context".
+// adds mem's recall block to the first user message of each session and the
+// prompt-time context to the message that asked for it, both through
+// experimental.chat.messages.transform: OpenCode runs that transform only
+// for the agent's own requests, so title generation (which shares the
+// session ID and the system transform) never sees mem's blocks. The parts
+// are added to the copy of the messages OpenCode sends, never stored, and
+// marked synthetic. It adds the compaction block when OpenCode compacts, and
+// forwards user messages and tool results so that mem records them; sessions
+// still open when OpenCode exits are ended then. Nothing here may break
+// OpenCode: every failure (mem missing, slow, crashing) ends as "no context".
+//
+// The file imports nothing but node's own modules: OpenCode needs nothing
+// installed to load it.
 
 import { spawn, spawnSync } from "node:child_process";
 
@@ -89,9 +96,22 @@ function textOf(parts) {
     .join("\n");
 }
 
+// The ID prefix of the parts this plugin adds to the messages OpenCode sends.
+const PART_PREFIX = "prt_mem_";
+
+// addPart puts a synthetic text part into a message once (by ID), first or last.
+function addPart(msg, id, text, first) {
+  if (!msg || !Array.isArray(msg.parts) || msg.parts.some((p) => p && p.id === id)) return;
+  const info = msg.info || {};
+  const part = { id, sessionID: info.sessionID, messageID: info.id, type: "text", text, synthetic: true };
+  if (first) msg.parts.unshift(part);
+  else msg.parts.push(part);
+}
+
 export const MemPlugin = async ({ directory } = {}) => {
   const blocks = new Map(); // sessionID -> recall block ("" when none)
-  const pending = new Map(); // sessionID -> prompt-time context for the next request
+  const prompts = new Map(); // user message ID -> prompt-time context
+  const compacting = new Set(); // sessions whose next messages transform is the compaction's
   const base = (sessionID, dir) => ({ sessionID, directory: dir || directory || process.cwd() });
 
   return {
@@ -110,16 +130,22 @@ export const MemPlugin = async ({ directory } = {}) => {
           break;
         case "session.deleted":
           blocks.delete(info.id);
-          pending.delete(info.id);
+          compacting.delete(info.id);
           open.delete(info.id);
           await callMem({ event: "session.deleted", ...base(info.id, info.directory) });
           break;
       }
     },
 
-    "experimental.chat.system.transform": async (input, output) => {
-      const id = input && input.sessionID;
-      if (!id || !output || !Array.isArray(output.system)) return;
+    // Runs before each of the agent's model requests (and once inside a
+    // compaction, which gets mem's block through its own hook instead).
+    "experimental.chat.messages.transform": async (_input, output) => {
+      const messages = output && output.messages;
+      if (!Array.isArray(messages)) return;
+      const users = messages.filter((m) => m && m.info && m.info.role === "user" && Array.isArray(m.parts));
+      const id = users.length ? users[0].info.sessionID : undefined;
+      if (!id) return;
+      if (compacting.delete(id)) return;
       if (!blocks.has(id)) {
         // The plugin started after the session did: ask for the block once.
         const reply = await callMem({ event: "system", ...base(id) });
@@ -127,16 +153,17 @@ export const MemPlugin = async ({ directory } = {}) => {
         open.set(id, base(id));
       }
       const block = blocks.get(id);
-      if (block) output.system.push(block);
-      const extra = pending.get(id);
-      if (extra) {
-        output.system.push(extra);
-        pending.delete(id);
+      if (block) addPart(users[0], PART_PREFIX + "start", block, true);
+      for (const m of users) {
+        const extra = prompts.get(m.info.id);
+        if (extra) addPart(m, PART_PREFIX + "prompt_" + m.info.id, extra, false);
       }
     },
 
     "experimental.session.compacting": async (input, output) => {
-      const reply = await callMem({ event: "compacting", ...base(input && input.sessionID) });
+      const id = input && input.sessionID;
+      if (id) compacting.add(id);
+      const reply = await callMem({ event: "compacting", ...base(id) });
       if (reply && reply.context && output && Array.isArray(output.context)) output.context.push(reply.context);
     },
 
@@ -144,7 +171,8 @@ export const MemPlugin = async ({ directory } = {}) => {
       const text = textOf(output && output.parts);
       if (!input || !input.sessionID || !text) return;
       const reply = await callMem({ event: "chat.message", ...base(input.sessionID), agent: input.agent, text });
-      if (reply && reply.context) pending.set(input.sessionID, reply.context);
+      const msgID = (output && output.message && output.message.id) || input.messageID;
+      if (reply && reply.context && msgID) prompts.set(msgID, reply.context);
     },
 
     "tool.execute.after": async (input, output) => {

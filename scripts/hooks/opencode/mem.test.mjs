@@ -33,11 +33,16 @@ function mem(...args) {
 }
 
 // fixture reads a sample OpenCode call, moved into this test's project folder.
+// userMessage is a user message as OpenCode hands it to its transforms.
+function userMessage(sessionID, id, text) {
+  return { info: { id, sessionID, role: "user" }, parts: [{ id: "prt_" + id, sessionID, messageID: id, type: "text", text }] };
+}
+
 function fixture(name) {
   return JSON.parse(readFileSync(join(fixtures, name), "utf8").replaceAll("/home/dev/src/shop-api", project));
 }
 
-test("a whole session: created, message, edit, compacting, system prompt, deleted", async () => {
+test("a whole session: created, message, edit, agent request, compacting, deleted", async () => {
   // An earlier session left a decision behind.
   execFileSync(process.env.MEM_BIN, ["observe", "--session", "ses_earlier", "--type", "decision",
     "--title", "Refund retries come from cfg.Refund.MaxRetries"], { cwd: project });
@@ -74,18 +79,25 @@ test("a whole session: created, message, edit, compacting, system prompt, delete
     "problem: go test ./... failed: refund_test.go:9: want 5",
   ]);
 
-  // The system transform answers from the cache; compacting asks mem again.
-  const system = { system: ["You are OpenCode."] };
-  await hooks["experimental.chat.system.transform"]({ sessionID: id, model: {} }, system);
-  assert.equal(system.system.length, 2);
-  assert.equal(system.system[0], "You are OpenCode.");
-  assert.match(system.system[1], /^<memory_context project="test\/shop-api">/);
-  assert.match(system.system[1], /decision [0-9-]+ Refund retries come from cfg.Refund.MaxRetries/);
+  // The agent's request gets the block in its first user message, from the
+  // cache; compacting asks mem again and its own messages transform adds nothing.
+  const msgs = [userMessage(id, "msg_1", "Make refund retries configurable")];
+  await hooks["experimental.chat.messages.transform"]({}, { messages: msgs });
+  assert.equal(msgs[0].parts.length, 2);
+  assert.equal(msgs[0].parts[0].synthetic, true);
+  assert.match(msgs[0].parts[0].text, /^<memory_context project="test\/shop-api">/);
+  assert.match(msgs[0].parts[0].text, /decision [0-9-]+ Refund retries come from cfg.Refund.MaxRetries/);
+  assert.equal(msgs[0].parts[1].text, "Make refund retries configurable");
+  await hooks["experimental.chat.messages.transform"]({}, { messages: msgs }); // the next step: still once
+  assert.equal(msgs[0].parts.length, 2);
   const compacting = { context: [] };
   await hooks["experimental.session.compacting"]({ sessionID: id }, compacting);
   assert.equal(compacting.context.length, 1);
   assert.match(compacting.context[0], /<memory_context/);
   assert.match(compacting.context[0], /Edited internal\/orders\/refund.go/);
+  const head = [userMessage(id, "msg_1", "Make refund retries configurable")];
+  await hooks["experimental.chat.messages.transform"]({}, { messages: head });
+  assert.equal(head[0].parts.length, 1, "the compaction's own transform is left alone");
 
   await hooks.event({ event: { type: "session.deleted", properties: { info: { id, directory: project } } } });
   assert.equal(mem("session", "show", id).session.status, "ended");
@@ -100,11 +112,43 @@ test("a subagent's session is attached to its parent", async () => {
 
 test("a session the plugin did not see start gets its block on the first request", async () => {
   const hooks = await MemPlugin({ directory: project });
-  const out = { system: [] };
-  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_late" }, out);
-  assert.equal(out.system.length, 1);
-  assert.match(out.system[0], /<memory_context/);
+  const msgs = [userMessage("ses_late", "msg_l1", "go on")];
+  await hooks["experimental.chat.messages.transform"]({}, { messages: msgs });
+  assert.equal(msgs[0].parts.length, 2);
+  assert.match(msgs[0].parts[0].text, /<memory_context/);
   assert.equal(mem("session", "show", "ses_late").session.agent, "opencode");
+});
+
+test("mem's blocks reach the agent's request only, never the title request", async () => {
+  // OpenCode generates the title with the session's ID through the system
+  // transform and no messages transform; the agent's request runs both.
+  execFileSync(process.env.MEM_BIN, ["observe", "--session", "ses_t0", "--type", "decision",
+    "--title", "applyDiscount rounds with Math.round in src/discount.js"], { cwd: project });
+  const hooks = await MemPlugin({ directory: project });
+  const id = "ses_title";
+  await hooks.event({ event: { type: "session.created", properties: { info: { id, directory: project } } } });
+  const prompt = "What changed in src/discount.js last time, and where is applyDiscount called from?";
+  await hooks["chat.message"]({ sessionID: id, agent: "build", messageID: "msg_t1" },
+    { message: { id: "msg_t1", sessionID: id, role: "user" }, parts: [{ type: "text", text: prompt }] });
+
+  const title = { system: ["You are a title generator. You output ONLY a thread title."] };
+  const sys = hooks["experimental.chat.system.transform"];
+  if (sys) await sys({ sessionID: id, model: {} }, title);
+  assert.deepEqual(title.system, ["You are a title generator. You output ONLY a thread title."]);
+
+  const msgs = [userMessage(id, "msg_t1", prompt)];
+  const agentSystem = { system: ["You are opencode."] };
+  await hooks["experimental.chat.messages.transform"]({}, { messages: msgs });
+  if (sys) await sys({ sessionID: id, model: {} }, agentSystem);
+  const texts = msgs[0].parts.map((p) => p.text);
+  assert.equal(texts.length, 3, JSON.stringify(texts));
+  assert.match(texts[0], /^<memory_context/);
+  assert.equal(texts[1], prompt);
+  assert.match(texts[2], /<mem_context/);
+  // A later step of the same turn carries the same parts, once.
+  await hooks["experimental.chat.messages.transform"]({}, { messages: msgs });
+  assert.equal(msgs[0].parts.length, 3);
+  assert.equal(mem("session", "show", id).prompts[0].text, prompt);
 });
 
 test("OpenCode keeps working when mem is missing, broken or gives garbage", async () => {
@@ -116,9 +160,10 @@ test("OpenCode keeps working when mem is missing, broken or gives garbage", asyn
       process.env.MEM_BIN = bin;
       const hooks = await MemPlugin({ directory: project });
       await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_x", directory: project } } } });
-      const out = { system: ["base"] };
-      await hooks["experimental.chat.system.transform"]({ sessionID: "ses_x" }, out);
-      assert.deepEqual(out.system, ["base"]);
+      const msgs = [userMessage("ses_x", "msg_x", "base")];
+      await hooks["experimental.chat.messages.transform"]({}, { messages: msgs });
+      assert.deepEqual(msgs[0].parts.map((p) => p.text), ["base"]);
+      await hooks["experimental.chat.messages.transform"]({}, {});
       await hooks["tool.execute.after"]({ tool: "edit", sessionID: "ses_x", args: {} }, { output: "" });
       await hooks["chat.message"]({ sessionID: "ses_x" }, { parts: [{ type: "text", text: "hi" }] });
       const c = { context: [] };
@@ -138,7 +183,7 @@ test("sessions still open when OpenCode exits are ended", () => {
     const { MemPlugin } = await import(${JSON.stringify(join(here, "mem.js"))});
     const hooks = await MemPlugin({ directory: ${JSON.stringify(project)} });
     await hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_run", directory: ${JSON.stringify(project)} } } } });
-    await hooks["experimental.chat.system.transform"]({ sessionID: "ses_late_run" }, { system: [] });
+    await hooks["experimental.chat.messages.transform"]({}, { messages: [{ info: { id: "m", sessionID: "ses_late_run", role: "user" }, parts: [] }] });
     process.exit(0);
   `;
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: project, encoding: "utf8" });
