@@ -102,7 +102,6 @@ var claudeAgent = &Agent{
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
-	OtherModel: "gpt-5.1-codex",
 }
 
 var geminiAgent = &Agent{
@@ -284,5 +283,4 @@ var opencodeAgent = &Agent{
 		panic("unknown step " + s.Tool)
 	},
 	StartMarks: []string{"<memory_context"},
-	OtherModel: "gpt-5.1-codex",
 }
