@@ -136,6 +136,10 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 		newInstallCmd(app, false),
 		newInstallCmd(app, true),
 		newScheduleCmd(app),
+		newSyncCmd(app),
+		newShareCmd(app, false),
+		newShareCmd(app, true),
+		newRemoteCmd(app),
 	)
 	wrapArgs(root)
 	return root

@@ -21,14 +21,7 @@ type ImportResult struct {
 // refused, none. Sessions are matched by id, everything else by uuid, so
 // importing the same records again adds nothing.
 func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, error) {
-	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}}
-	count := func(kind string, added bool) {
-		if added {
-			res.Added[kind]++
-		} else {
-			res.Skipped[kind]++
-		}
-	}
+	var res ImportResult
 	nobs := 0
 	for _, r := range recs {
 		if r.Kind == memory.KindObservation {
@@ -41,6 +34,29 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 		pre = deriveAll(recs)
 	}
 	err := db.bulkTx(ctx, big, func(tx *sqlx.Tx) error {
+		var err error
+		res, err = db.importIn(ctx, tx, recs, pre, big)
+		return err
+	})
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("importing: %w", err)
+	}
+	return res, nil
+}
+
+// importIn is Import inside the transaction tx; big says whether the
+// observations are indexed in one pass at the end (pre holds their derived
+// fields then).
+func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, recs []memory.Record, pre []derived, big bool) (ImportResult, error) {
+	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}}
+	count := func(kind string, added bool) {
+		if added {
+			res.Added[kind]++
+		} else {
+			res.Skipped[kind]++
+		}
+	}
+	err := func() error {
 		q := newStmtCache(tx)
 		defer q.close()
 		var restore func() error
@@ -139,11 +155,8 @@ func (db *DB) Import(ctx context.Context, recs []memory.Record) (ImportResult, e
 			return err
 		}
 		return restore()
-	})
-	if err != nil {
-		return ImportResult{}, fmt.Errorf("importing: %w", err)
-	}
-	return res, nil
+	}()
+	return res, err
 }
 
 // absent reports whether no row matches "table WHERE ...".
