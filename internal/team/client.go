@@ -223,14 +223,28 @@ func (c *client) send(ctx context.Context, node, path string, body []byte) ([]re
 	}
 	if r.Error != "" {
 		// A node that lost its leader says so here; another may have one.
-		return nil, strings.Contains(r.Error, "leader"), fmt.Errorf("node %s: %s", node, r.Error)
+		return nil, transient(r.Error), fmt.Errorf("node %s: %s", node, r.Error)
 	}
 	for _, res := range r.Results {
 		if res.Error != "" {
-			return nil, strings.Contains(res.Error, "leader"), fmt.Errorf("node %s: %s", node, res.Error)
+			return nil, transient(res.Error), fmt.Errorf("node %s: %s", node, res.Error)
 		}
 	}
 	return r.Results, false, nil
+}
+
+// transient reports whether an error a node returned is about the cluster
+// (no leader yet, the leader unreachable while the node forwards to it)
+// rather than about the statement, so that trying again may succeed.
+func transient(msg string) bool {
+	msg = strings.ToLower(msg)
+	for _, s := range []string{"leader", "dial tcp", "connection", "timeout", "timed out", "eof", "unavailable",
+		"shutdown", "not open", "raft", "forward"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func unwrapURLError(err error) error {

@@ -289,6 +289,19 @@ func (c *cluster) urls(first ...*node) string {
 func (c *cluster) query(q string, args ...any) [][]any {
 	c.t.Helper()
 	body, _ := json.Marshal([][]any{append([]any{q}, args...)})
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if rows, ok := c.tryQuery(q, body); ok {
+			return rows
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("no node answered %s for 30s", q)
+	return nil
+}
+
+func (c *cluster) tryQuery(q string, body []byte) ([][]any, bool) {
+	c.t.Helper()
 	for _, nd := range c.nodes {
 		if nd.cmd == nil || nd.suspended {
 			continue
@@ -313,13 +326,15 @@ func (c *cluster) query(q string, args ...any) [][]any {
 		if err != nil || len(r.Results) != 1 {
 			continue
 		}
-		if r.Results[0].Error != "" {
-			c.t.Fatalf("cluster query %s: %s", q, r.Results[0].Error)
+		if e := r.Results[0].Error; e != "" {
+			if strings.Contains(e, "leader") || strings.Contains(e, "no such table") {
+				continue
+			}
+			c.t.Fatalf("cluster query %s: %s", q, e)
 		}
-		return r.Results[0].Values
+		return r.Results[0].Values, true
 	}
-	c.t.Fatalf("no node answered %s", q)
-	return nil
+	return nil, false
 }
 
 func (c *cluster) count(q string, args ...any) int {
