@@ -1,12 +1,16 @@
 package team_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/team"
 )
 
 const project = "github.com/acme/shop"
@@ -53,7 +57,7 @@ func TestMembersWriteAndSyncAtOnce(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for r := 0; r < rounds; r++ {
-						m.importObservations(proj, fmt.Sprintf("s-%d-%d", i, r), fmt.Sprintf("%d%d", n, i), per)
+						m.importObservations(proj, fmt.Sprintf("s%d-%d-%d", n, i, r), fmt.Sprintf("%d%d", n, i), per)
 						m.run("sync")
 					}
 				}()
@@ -90,8 +94,13 @@ func TestMembersWriteAndSyncAtOnce(t *testing.T) {
 					t.Errorf("%s: mem search %s finds nothing:\n%s", m.name, other, out)
 				}
 				// Syncing again moves nothing.
-				if out := m.run("sync", "--json"); !strings.Contains(out, `"pushed":0`) || !strings.Contains(out, `"added":0`) {
-					t.Errorf("%s: a second sync moved records: %s", m.name, out)
+				out := m.run("sync", "--json")
+				var res team.Result
+				if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Projects) != 1 {
+					t.Fatalf("%s: mem sync --json: %v: %s", m.name, err, out)
+				}
+				if p := res.Projects[0]; p.Pushed != 0 || p.Pulled != (store.Pulled{}) {
+					t.Errorf("%s: a second sync moved records: %+v", m.name, p)
 				}
 			}
 		})
@@ -296,4 +305,3 @@ func TestWrongPassword(t *testing.T) {
 		t.Errorf("after the right password: %d observations, want 8", got)
 	}
 }
-
