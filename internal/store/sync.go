@@ -189,7 +189,8 @@ type Outgoing struct {
 
 // Outbox returns up to limit changes of a project logged after mark, as the
 // records to push (the latest version of each key, a key once; a record's
-// session first), and the log id up to which they go.
+// session first), and the log id up to which they go. It reads each table
+// once per call, not once per record.
 func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int) ([]Outgoing, int64, error) {
 	var out []Outgoing
 	last := mark
@@ -202,48 +203,60 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 			project, mark, limit); err != nil {
 			return err
 		}
-		seen := map[string]bool{}
-		var add func(key string) error
-		add = func(key string) error {
-			if seen[key] {
-				return nil
+		if len(logged) == 0 {
+			return nil
+		}
+		last = logged[len(logged)-1].ID
+		keys := make([]string, len(logged))
+		for i, l := range logged {
+			keys[i] = l.Key
+		}
+		cur, err := currentRecords(ctx, tx, keys)
+		if err != nil {
+			return err
+		}
+		// The sessions of the records, when the log did not name them.
+		var more []string
+		for _, k := range keys {
+			if r, ok := cur.records[k]; ok {
+				if s := sessionOf(r.rec); s != "" {
+					if _, have := cur.records[KeySession+s]; !have {
+						more = append(more, KeySession+s)
+					}
+				}
 			}
-			seen[key] = true
-			var tomb struct {
-				DeletedAt int64 `db:"deleted_at"`
-			}
-			err := tx.GetContext(ctx, &tomb, `SELECT deleted_at FROM sync_tombstones WHERE key = ?`, key)
-			if err == nil {
-				out = append(out, Outgoing{Key: key, Project: project, Stamp: tomb.DeletedAt, Tombstone: true})
-				return nil
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			rec, stamp, err := recordByKey(ctx, tx, key)
-			if errors.Is(err, sql.ErrNoRows) || errors.Is(err, memory.ErrNotFound) {
-				return nil // gone since; its tombstone is logged after it
-			}
+		}
+		if len(more) > 0 {
+			extra, err := currentRecords(ctx, tx, more)
 			if err != nil {
 				return err
 			}
-			if s := sessionOf(rec); s != "" {
-				if err := add(KeySession + s); err != nil {
-					return err
-				}
+			for k, r := range extra.records {
+				cur.records[k] = r
 			}
-			var origin string
-			if err := tx.GetContext(ctx, &origin, `SELECT origin FROM sync_origins WHERE key = ?`, key); err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			out = append(out, Outgoing{Key: key, Project: project, Origin: origin, Stamp: stamp, Record: &rec})
-			return nil
 		}
-		for _, l := range logged {
-			if err := add(l.Key); err != nil {
-				return err
+		seen := map[string]bool{}
+		var add func(key string)
+		add = func(key string) {
+			if seen[key] {
+				return
 			}
-			last = l.ID
+			seen[key] = true
+			if stamp, dead := cur.tombstones[key]; dead {
+				out = append(out, Outgoing{Key: key, Project: project, Stamp: stamp, Tombstone: true})
+				return
+			}
+			r, ok := cur.records[key]
+			if !ok {
+				return // gone since; its tombstone is logged after it
+			}
+			if s := sessionOf(r.rec); s != "" {
+				add(KeySession + s)
+			}
+			out = append(out, Outgoing{Key: key, Project: project, Origin: cur.origins[key], Stamp: r.stamp, Record: &r.rec})
+		}
+		for _, k := range keys {
+			add(k)
 		}
 		return nil
 	})
@@ -251,6 +264,87 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 		return nil, mark, fmt.Errorf("reading what project %s has to push: %w", project, err)
 	}
 	return out, last, nil
+}
+
+type stamped struct {
+	rec   memory.Record
+	stamp int64
+}
+
+type current struct {
+	records    map[string]stamped
+	tombstones map[string]int64
+	origins    map[string]string
+}
+
+// currentRecords reads the records, tombstones and origins under keys,
+// one query per table.
+func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, error) {
+	cur := current{records: map[string]stamped{}, tombstones: map[string]int64{}, origins: map[string]string{}}
+	ids := map[string][]string{}
+	for _, k := range keys {
+		for _, p := range []string{KeySession, KeyObservation, KeySummary} {
+			if strings.HasPrefix(k, p) {
+				ids[p] = append(ids[p], strings.TrimPrefix(k, p))
+			}
+		}
+	}
+	list := func(v []string) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	all := list(keys)
+	var tombs []struct {
+		Key       string `db:"key"`
+		DeletedAt int64  `db:"deleted_at"`
+	}
+	if err := tx.SelectContext(ctx, &tombs, `SELECT key, deleted_at FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`, all); err != nil {
+		return cur, err
+	}
+	for _, t := range tombs {
+		cur.tombstones[t.Key] = t.DeletedAt
+	}
+	var origins []struct {
+		Key    string `db:"key"`
+		Origin string `db:"origin"`
+	}
+	if err := tx.SelectContext(ctx, &origins, `SELECT key, origin FROM sync_origins WHERE key IN (SELECT value FROM json_each(?))`, all); err != nil {
+		return cur, err
+	}
+	for _, o := range origins {
+		cur.origins[o.Key] = o.Origin
+	}
+	if v := ids[KeySession]; len(v) > 0 {
+		var rows []sessionRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+sessionCols+` FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
+			return cur, err
+		}
+		for _, r := range rows {
+			s := r.session()
+			cur.records[KeySession+s.ID] = stamped{memory.Record{Kind: memory.KindSession, Session: &s}, r.StartedAt}
+		}
+	}
+	if v := ids[KeyObservation]; len(v) > 0 {
+		var rows []observationRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations WHERE uuid IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
+			return cur, err
+		}
+		for _, r := range rows {
+			o := r.observation()
+			cur.records[KeyObservation+o.UUID] = stamped{memory.Record{Kind: memory.KindObservation, Observation: &o}, r.CreatedAt}
+		}
+	}
+	if v := ids[KeySummary]; len(v) > 0 {
+		var rows []summaryRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries WHERE session_id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
+			return cur, err
+		}
+		for _, r := range rows {
+			s := r.summary()
+			cur.records[KeySummary+s.SessionID] = stamped{memory.Record{Kind: memory.KindSummary, Summary: &s}, r.CreatedAt}
+		}
+	}
+	return cur, nil
 }
 
 func sessionOf(r memory.Record) string {
@@ -261,35 +355,6 @@ func sessionOf(r memory.Record) string {
 		return r.Summary.SessionID
 	}
 	return ""
-}
-
-// recordByKey reads the current record under a sync key and its stamp.
-func recordByKey(ctx context.Context, tx *sqlx.Tx, key string) (memory.Record, int64, error) {
-	switch {
-	case strings.HasPrefix(key, KeySession):
-		s, err := getSession(ctx, tx, strings.TrimPrefix(key, KeySession))
-		if err != nil {
-			return memory.Record{}, 0, err
-		}
-		return memory.Record{Kind: memory.KindSession, Session: &s}, toMillis(s.StartedAt), nil
-	case strings.HasPrefix(key, KeyObservation):
-		var r observationRow
-		if err := tx.GetContext(ctx, &r, `SELECT `+observationCols+` FROM observations WHERE uuid = ?`,
-			strings.TrimPrefix(key, KeyObservation)); err != nil {
-			return memory.Record{}, 0, err
-		}
-		o := r.observation()
-		return memory.Record{Kind: memory.KindObservation, Observation: &o}, r.CreatedAt, nil
-	case strings.HasPrefix(key, KeySummary):
-		var r summaryRow
-		if err := tx.GetContext(ctx, &r, `SELECT `+summaryCols+` FROM summaries WHERE session_id = ?`,
-			strings.TrimPrefix(key, KeySummary)); err != nil {
-			return memory.Record{}, 0, err
-		}
-		s := r.summary()
-		return memory.Record{Kind: memory.KindSummary, Summary: &s}, r.CreatedAt, nil
-	}
-	return memory.Record{}, 0, memory.Invalid("sync key", "session:, observation: or summary: and an id", key)
 }
 
 // MarkPushed records that a project's changes up to mark are in the

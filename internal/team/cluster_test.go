@@ -387,6 +387,19 @@ func (m *member) runIn(stdin string, args ...string) string {
 	return out
 }
 
+// runState runs mem, fails the test on a non-zero exit, and returns the
+// process's state (for its CPU time).
+func (m *member) runState(args ...string) *os.ProcessState {
+	m.t.Helper()
+	cmd := exec.Command(memBin, args...)
+	cmd.Env, cmd.Dir = m.env, m.dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		m.t.Fatalf("%s: mem %s: %v\n%s", m.name, strings.Join(args, " "), err, out)
+	}
+	return cmd.ProcessState
+}
+
 // try runs mem and returns its output and exit code.
 func (m *member) try(stdin string, args ...string) (string, string, int) {
 	cmd := exec.Command(memBin, args...)

@@ -199,6 +199,8 @@ func pull(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			return total, cursor, nil
 		}
 		recs := make([]store.Incoming, 0, len(rows))
+		var lines bytes.Buffer
+		var bodies []int // index in recs of each line
 		last := cursor
 		for _, row := range rows {
 			if len(row) != 6 {
@@ -206,6 +208,10 @@ func pull(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			}
 			in := store.Incoming{Seq: asInt(row[0]), Key: asString(row[1]), Origin: asString(row[3]), Stamp: asInt(row[4])}
 			last = max(last, in.Seq)
+			if !validKey(in.Key) {
+				return total, cursor, fmt.Errorf("pulling: cluster record with key %q (seq %d): %w", in.Key, in.Seq,
+					memory.Invalid("key", "session:, observation: or summary: and an id", in.Key))
+			}
 			kind, body := asString(row[2]), asString(row[5])
 			switch {
 			case kind == kindTombstone:
@@ -213,21 +219,31 @@ func pull(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			case body == "":
 				continue // ours
 			default:
-				rec, err := interchange.DecodeLine([]byte(body))
-				if err != nil {
-					return total, cursor, fmt.Errorf("pulling: cluster record %s (seq %d): %w", in.Key, in.Seq, err)
+				if strings.ContainsAny(body, "\n\r") {
+					return total, cursor, fmt.Errorf("pulling: cluster record %s (seq %d) spans several lines", in.Key, in.Seq)
 				}
-				if p := recordProject(rec); p != project || keyOf(rec) != in.Key {
-					return total, cursor, fmt.Errorf("pulling: cluster record %s (seq %d) is filed under project %s but holds %s of project %s",
-						in.Key, in.Seq, project, keyOf(rec), p)
-				}
-				in.Record = rec
-			}
-			if !validKey(in.Key) {
-				return total, cursor, fmt.Errorf("pulling: cluster record with key %q (seq %d): %w", in.Key, in.Seq,
-					memory.Invalid("key", "session:, observation: or summary: and an id", in.Key))
+				lines.WriteString(body)
+				lines.WriteByte('\n')
+				bodies = append(bodies, len(recs))
 			}
 			recs = append(recs, in)
+		}
+		// Decoded in parallel, and checked as an import is: the privacy
+		// filter, the fields, the kind.
+		decoded, err := interchange.Decode(&lines)
+		if err == nil && len(decoded) != len(bodies) {
+			err = fmt.Errorf("%d records in %d bodies", len(decoded), len(bodies))
+		}
+		if err != nil {
+			return total, cursor, fmt.Errorf("pulling: records from the cluster after seq %d: %w", cursor, err)
+		}
+		for i, rec := range decoded {
+			in := &recs[bodies[i]]
+			if p := recordProject(rec); p != project || keyOf(rec) != in.Key {
+				return total, cursor, fmt.Errorf("pulling: cluster record %s (seq %d) is filed under project %s but holds %s of project %s",
+					in.Key, in.Seq, project, keyOf(rec), p)
+			}
+			in.Record = rec
 		}
 		p, err := db.ApplyPulled(ctx, cluster, project, recs, last, o.Now())
 		if err != nil {
