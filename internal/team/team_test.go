@@ -3,7 +3,9 @@ package team_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -303,5 +305,31 @@ func TestWrongPassword(t *testing.T) {
 	bad.run("sync")
 	if got := bad.count(`SELECT count(*) FROM observations WHERE project = ?`, project); got != 8 {
 		t.Errorf("after the right password: %d observations, want 8", got)
+	}
+}
+
+// TestSessionEndSyncsInBackground: when a session ends, mem hook replies
+// at once and a detached mem sync pushes the project.
+func TestSessionEndSyncsInBackground(t *testing.T) {
+	c := startCluster(t, 3, "", "")
+	a := newMember(t, "a", c, c.urls(), "")
+	a.run("--project", project, "share")
+	a.importObservations(project, "s-end", "end", 30)
+	a.env = append(a.env, "MEM_PROJECT="+project)
+	ev := fmt.Sprintf(`{"session_id":"s-end","cwd":%q,"hook_event_name":"SessionEnd","reason":"prompt_input_exit"}`, a.dir)
+	start := time.Now()
+	out, errOut, code := a.try(ev, "hook", "claude-code")
+	took := time.Since(start)
+	if code != 0 {
+		t.Fatalf("mem hook: exit %d: %s%s", code, out, errOut)
+	}
+	t.Logf("mem hook SessionEnd answered in %s", took)
+	deadline := time.Now().Add(60 * time.Second)
+	for c.count(`SELECT count(*) FROM mem_records WHERE project = ? AND kind = 'observation'`, project) != 30 {
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(a.dir, "state", "mem", "hook.log"))
+			t.Fatalf("the background sync did not push the session's records within 60s; hook log:\n%s", log)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
