@@ -170,7 +170,11 @@ func (a *App) load(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("project") {
 		flags["project"] = a.projectFlag
 	}
-	cfg, err := config.Load(a.Getenv, flags)
+	load := config.Load
+	if cmd.Name() == "set" && cmd.Parent() != nil && cmd.Parent().Name() == "remote" {
+		load = config.LoadForWrite // it makes the file
+	}
+	cfg, err := load(a.Getenv, flags)
 	if err != nil {
 		return err
 	}

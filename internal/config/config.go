@@ -371,7 +371,17 @@ func LoadLenient(getenv func(string) string, flags map[string]string) (c *Config
 	return c, c.skipped, nil
 }
 
+// LoadForWrite is Load for a command that writes the config file (mem
+// remote set): a MEM_CONFIG file that does not exist yet is no error.
+func LoadForWrite(getenv func(string) string, flags map[string]string) (*Config, error) {
+	return loadFile(getenv, flags, false, true)
+}
+
 func load(getenv func(string) string, flags map[string]string, lenient bool) (*Config, error) {
+	return loadFile(getenv, flags, lenient, false)
+}
+
+func loadFile(getenv func(string) string, flags map[string]string, lenient, mayBeMissing bool) (*Config, error) {
 	dirs := UserDirs(getenv)
 	c := &Config{Settings: Defaults(dirs), from: map[string]Setting{}, lenient: lenient}
 	c.keys = bind(&c.Settings)
@@ -380,7 +390,7 @@ func load(getenv func(string) string, flags map[string]string, lenient bool) (*C
 	if !explicit {
 		c.File = filepath.Join(dirs.Config, "config.toml")
 	}
-	if err := c.loadFile(explicit); err != nil {
+	if err := c.loadFile(explicit && !mayBeMissing); err != nil {
 		return nil, err
 	}
 	for _, k := range c.keys {

@@ -51,8 +51,14 @@ func ParseURLs(list string) ([]string, error) {
 			continue
 		}
 		u, err := url.Parse(raw)
+		shown := raw
+		if err == nil && u.User != nil {
+			shown = u.Redacted() // a password is never echoed
+		} else if err != nil {
+			shown = "(not an address)"
+		}
 		bad := func(why string) error {
-			return memory.Invalid("url", "http:// or https:// node addresses separated by commas ("+why+")", raw)
+			return memory.Invalid("url", "http:// or https:// node addresses separated by commas ("+why+")", shown)
 		}
 		switch {
 		case err != nil:

@@ -49,7 +49,7 @@ func (o *Options) defaults() {
 		o.Batch = 500
 	}
 	if o.Page <= 0 {
-		o.Page = 5000
+		o.Page = 10000
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -183,69 +183,48 @@ func recordID(r memory.Record) string {
 	return ""
 }
 
+// page is one page of a pull: its records, the seq it ends at, and how
+// many rows the cluster sent.
+type page struct {
+	recs []store.Incoming
+	last int64
+	rows int
+	err  error
+}
+
 func pull(ctx context.Context, c *client, db *store.DB, o Options, cluster, origin, project string, cursor int64) (store.Pulled, int64, error) {
 	var total store.Pulled
-	for {
-		// What this machine pushed itself comes back without its body: it
-		// is here already, and the cursor still moves past it.
-		res, err := c.query(ctx, []stmt{st(`SELECT seq, key, kind, origin, stamp,
-			CASE WHEN origin = ? AND kind != 'tombstone' THEN '' ELSE body END
-			FROM mem_records WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?`, origin, project, cursor, o.Page)})
-		if err != nil {
-			return total, cursor, fmt.Errorf("pulling: %w", err)
-		}
-		rows := res[0].Values
-		if len(rows) == 0 {
-			return total, cursor, nil
-		}
-		recs := make([]store.Incoming, 0, len(rows))
-		var lines bytes.Buffer
-		var bodies []int // index in recs of each line
-		last := cursor
-		for _, row := range rows {
-			if len(row) != 6 {
-				return total, cursor, fmt.Errorf("pulling: a row of %d columns from the cluster", len(row))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The next page is fetched and decoded while this one is applied.
+	pages := make(chan page, 1)
+	go func() {
+		defer close(pages)
+		from := cursor
+		for {
+			pg, err := fetchPage(ctx, c, o, origin, project, from)
+			if err != nil {
+				pg.err = err
 			}
-			in := store.Incoming{Seq: asInt(row[0]), Key: asString(row[1]), Origin: asString(row[3]), Stamp: asInt(row[4])}
-			last = max(last, in.Seq)
-			if !validKey(in.Key) {
-				return total, cursor, fmt.Errorf("pulling: cluster record with key %q (seq %d): %w", in.Key, in.Seq,
-					memory.Invalid("key", "session:, observation: or summary: and an id", in.Key))
+			select {
+			case pages <- pg:
+			case <-ctx.Done():
+				return
 			}
-			kind, body := asString(row[2]), asString(row[5])
-			switch {
-			case kind == kindTombstone:
-				in.Tombstone = true
-			case body == "":
-				continue // ours
-			default:
-				if strings.ContainsAny(body, "\n\r") {
-					return total, cursor, fmt.Errorf("pulling: cluster record %s (seq %d) spans several lines", in.Key, in.Seq)
-				}
-				lines.WriteString(body)
-				lines.WriteByte('\n')
-				bodies = append(bodies, len(recs))
+			if err != nil || pg.rows < o.Page {
+				return
 			}
-			recs = append(recs, in)
+			from = pg.last
 		}
-		// Decoded in parallel, and checked as an import is: the privacy
-		// filter, the fields, the kind.
-		decoded, err := interchange.Decode(&lines)
-		if err == nil && len(decoded) != len(bodies) {
-			err = fmt.Errorf("%d records in %d bodies", len(decoded), len(bodies))
+	}()
+	for pg := range pages {
+		if pg.err != nil {
+			return total, cursor, pg.err
 		}
-		if err != nil {
-			return total, cursor, fmt.Errorf("pulling: records from the cluster after seq %d: %w", cursor, err)
+		if pg.rows == 0 {
+			break
 		}
-		for i, rec := range decoded {
-			in := &recs[bodies[i]]
-			if p := recordProject(rec); p != project || keyOf(rec) != in.Key {
-				return total, cursor, fmt.Errorf("pulling: cluster record %s (seq %d) is filed under project %s but holds %s of project %s",
-					in.Key, in.Seq, project, keyOf(rec), p)
-			}
-			in.Record = rec
-		}
-		p, err := db.ApplyPulled(ctx, cluster, project, recs, last, o.Now())
+		p, err := db.ApplyPulled(ctx, cluster, project, pg.recs, pg.last, o.Now())
 		if err != nil {
 			return total, cursor, err
 		}
@@ -253,14 +232,73 @@ func pull(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 		total.Updated += p.Updated
 		total.Removed += p.Removed
 		total.Skipped += p.Skipped
-		cursor = last
+		cursor = pg.last
 		if o.Progress != nil {
-			o.Progress(project, "pulled", len(rows))
-		}
-		if len(rows) < o.Page {
-			return total, cursor, nil
+			o.Progress(project, "pulled", pg.rows)
 		}
 	}
+	return total, cursor, nil
+}
+
+// fetchPage reads and decodes the page of a project after seq cursor.
+func fetchPage(ctx context.Context, c *client, o Options, origin, project string, cursor int64) (page, error) {
+	// What this machine pushed itself comes back without its body: it is
+	// here already, and the cursor still moves past it.
+	res, err := c.query(ctx, []stmt{st(`SELECT seq, key, kind, origin, stamp,
+		CASE WHEN origin = ? AND kind != 'tombstone' THEN '' ELSE body END
+		FROM mem_records WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?`, origin, project, cursor, o.Page)})
+	if err != nil {
+		return page{}, fmt.Errorf("pulling: %w", err)
+	}
+	rows := res[0].Values
+	recs := make([]store.Incoming, 0, len(rows))
+	var lines bytes.Buffer
+	var bodies []int // index in recs of each line
+	last := cursor
+	for _, row := range rows {
+		if len(row) != 6 {
+			return page{}, fmt.Errorf("pulling: a row of %d columns from the cluster", len(row))
+		}
+		in := store.Incoming{Seq: asInt(row[0]), Key: asString(row[1]), Origin: asString(row[3]), Stamp: asInt(row[4])}
+		last = max(last, in.Seq)
+		if !validKey(in.Key) {
+			return page{}, fmt.Errorf("pulling: cluster record with key %q (seq %d): %w", in.Key, in.Seq,
+				memory.Invalid("key", "session:, observation: or summary: and an id", in.Key))
+		}
+		kind, body := asString(row[2]), asString(row[5])
+		switch {
+		case kind == kindTombstone:
+			in.Tombstone = true
+		case body == "":
+			continue // ours
+		default:
+			if strings.ContainsAny(body, "\n\r") {
+				return page{}, fmt.Errorf("pulling: cluster record %s (seq %d) spans several lines", in.Key, in.Seq)
+			}
+			lines.WriteString(body)
+			lines.WriteByte('\n')
+			bodies = append(bodies, len(recs))
+		}
+		recs = append(recs, in)
+	}
+	// Decoded in parallel, and checked as an import is: the privacy
+	// filter, the fields, the kind.
+	decoded, err := interchange.Decode(&lines)
+	if err == nil && len(decoded) != len(bodies) {
+		err = fmt.Errorf("%d records in %d bodies", len(decoded), len(bodies))
+	}
+	if err != nil {
+		return page{}, fmt.Errorf("pulling: records from the cluster after seq %d: %w", cursor, err)
+	}
+	for i, rec := range decoded {
+		in := &recs[bodies[i]]
+		if p := recordProject(rec); p != project || keyOf(rec) != in.Key {
+			return page{}, fmt.Errorf("pulling: cluster record %s (seq %d) is filed under project %s but holds %s of project %s",
+				in.Key, in.Seq, project, keyOf(rec), p)
+		}
+		in.Record = rec
+	}
+	return page{recs: recs, last: last, rows: len(rows)}, nil
 }
 
 func validKey(k string) bool {
@@ -323,7 +361,14 @@ func Status(ctx context.Context, db *store.DB, r Remote, project string) (Status
 	if err != nil {
 		return rep, err
 	}
-	id, _, qerr := readMeta(ctx, c)
+	// The cluster gets half the time left, so the local part is still said.
+	ask := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ask, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
+		defer cancel()
+	}
+	id, _, qerr := readMeta(ask, c)
 	if qerr == nil && id != "" {
 		rep.Cluster, rep.Reachable = id, true
 	} else {
