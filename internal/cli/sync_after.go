@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,8 +18,16 @@ import (
 // process, and the sync's problems go to the hook log. A sync with no
 // shared project ends after reading the file.
 func syncAfterSession(app *App, cfg *config.Config, ev hook.Event) error {
-	s := cfg.Settings.Sync
-	if ev.Kind != hook.KindSessionEnd || !s.AfterSession || len(s.URL) == 0 {
+	if ev.Kind != hook.KindSessionEnd || !cfg.Settings.Sync.AfterSession {
+		return nil
+	}
+	return startBackgroundSync(app, cfg)
+}
+
+// startBackgroundSync starts a detached `mem sync --background` when a
+// cluster is set.
+func startBackgroundSync(app *App, cfg *config.Config) error {
+	if len(cfg.Settings.Sync.URL) == 0 {
 		return nil
 	}
 	self, err := os.Executable()
@@ -35,4 +44,18 @@ func syncAfterSession(app *App, cfg *config.Config, ev hook.Event) error {
 		return fmt.Errorf("starting %s sync: %w", self, err)
 	}
 	return cmd.Process.Release()
+}
+
+// backgroundSync syncs in this process when a cluster is set, within
+// sync.deadline; a problem goes to the hook log only. mem summarize
+// --pending (the nightly job) calls it: a scheduler may end whatever the
+// job leaves running, so the sync is not detached there.
+func backgroundSync(ctx context.Context, app *App) {
+	if len(app.cfg.Settings.Sync.URL) == 0 {
+		return
+	}
+	o := syncOptions{Background: true, Deadline: app.cfg.Settings.Sync.Deadline}
+	if err := runSync(ctx, app, o); err != nil {
+		logBackground(app, err)
+	}
 }
