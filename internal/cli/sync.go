@@ -112,7 +112,7 @@ func runSync(ctx context.Context, app *App, o syncOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now}
+	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.cfg.Settings.Sync.Page}
 	if o.Project != "" {
 		opts.Projects = []string{o.Project}
 	}

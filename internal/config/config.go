@@ -135,6 +135,7 @@ type Sync struct {
 	Timeout      time.Duration // one request to the cluster
 	Deadline     time.Duration // a background sync (after a session, nightly)
 	AfterSession bool          // sync in the background when a session ends
+	Page         int           // records a pull reads at once
 }
 
 // Context is the [context] section: the switches of the pending-context
@@ -165,7 +166,7 @@ func Defaults(d Dirs) Settings {
 			Weight: Weights{Recency: 0.40, Importance: 0.30, AgentType: 0.20, Keyword: 0.10}},
 		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
-		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true},
+		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
 			MinRelevance: 0.5, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
@@ -219,6 +220,7 @@ func bind(s *Settings) []Key {
 		{"sync.ca_file", "", "PEM file of the CA that signed the nodes' certificates (https)", &s.Sync.CAFile, Range{}},
 		{"sync.timeout", "", "time one request to the cluster may take", &s.Sync.Timeout, span(100*time.Millisecond, 10*time.Minute)},
 		{"sync.deadline", "", "time a background sync (after a session ends, nightly) may take", &s.Sync.Deadline, span(time.Second, 24*time.Hour)},
+		{"sync.page", "", "records a pull reads from the cluster at once", &s.Sync.Page, Range{100, 100_000}},
 		{"sync.after_session", "MEM_SYNC_AFTER_SESSION", "sync shared projects in the background when a session ends", &s.Sync.AfterSession, Range{}},
 		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},
 		{"context.file_activity", "", "reading or editing a file brings what memory knows about it", &c.FileActivity, Range{}},

@@ -375,6 +375,19 @@ func newMember(t testing.TB, name string, c *cluster, urls string, password stri
 	return m
 }
 
+// setConfig appends lines to the member's config file.
+func (m *member) setConfig(lines string) {
+	m.t.Helper()
+	f, err := os.OpenFile(filepath.Join(m.dir, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("\n" + lines); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
 // run runs mem and fails the test on a non-zero exit.
 func (m *member) run(args ...string) string { return m.runIn("", args...) }
 

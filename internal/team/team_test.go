@@ -115,7 +115,7 @@ func TestMembersWriteAndSyncAtOnce(t *testing.T) {
 // nothing is lost or doubled.
 func TestLeaderKilledMidPushFollowerStoppedMidPull(t *testing.T) {
 	c := startCluster(t, 3, "", "")
-	const n = 20000
+	const n = 10000
 	leader := c.leader()
 	a := newMember(t, "a", c, c.urls(leader), "")
 	a.run("--project", project, "share")
@@ -130,7 +130,7 @@ func TestLeaderKilledMidPushFollowerStoppedMidPull(t *testing.T) {
 	}
 	// Kill the leader once part of the push is in.
 	deadline := time.Now().Add(60 * time.Second)
-	for c.count(`SELECT count(*) FROM mem_records`) < 2000 {
+	for c.count(`SELECT count(*) FROM mem_records`) < 1000 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the push did not start: %s", out.String())
 		}
@@ -163,6 +163,7 @@ func TestLeaderKilledMidPushFollowerStoppedMidPull(t *testing.T) {
 		}
 	}
 	b := newMember(t, "b", c, c.urls(follower), "")
+	b.setConfig("[sync]\npage = 1000\n") // eleven pages: most of them after the stop
 	b.run("--project", project, "share")
 	cmd = exec.Command(memBin, "sync", "--deadline", "2m")
 	cmd.Env, cmd.Dir = b.env, b.dir
@@ -173,13 +174,19 @@ func TestLeaderKilledMidPushFollowerStoppedMidPull(t *testing.T) {
 	}
 	// Stop the follower once b has applied a page (its cursor moved).
 	deadline = time.Now().Add(60 * time.Second)
-	for pulledSoFar(b) == 0 {
+	cursor := 0
+	for cursor == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the pull did not start: %s", out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
+		cursor = pulledSoFar(b)
 	}
 	c.stop(follower)
+	if cursor >= n+1 {
+		t.Fatalf("the pull was over before the follower was stopped (cursor %d)", cursor)
+	}
+	t.Logf("follower stopped with the pull at seq %d of %d", cursor, n+1)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("sync after the follower was stopped: %v\n%s", err, out.String())
 	}
@@ -234,9 +241,14 @@ func TestForgetTravelsAndUnsharedStays(t *testing.T) {
 	if got := d.count(`SELECT count(*) FROM observations WHERE uuid = 'a-s-a-000002'`); got != 1 {
 		t.Fatalf("d should still have the record before its sync")
 	}
+	seqBefore := c.count(`SELECT max(seq) FROM mem_records`)
 	d.run("--project", project, "unshare")
 	d.run("--project", project, "share")
 	d.run("sync")
+	// d pushed all it had again: the cluster changed in nothing.
+	if got := c.count(`SELECT max(seq) FROM mem_records`); got != seqBefore {
+		t.Errorf("pushing records the cluster had moved its sequence from %d to %d", seqBefore, got)
+	}
 	if got := d.count(`SELECT count(*) FROM observations WHERE uuid = 'a-s-a-000002'`); got != 0 {
 		t.Errorf("d still has the forgotten record after its sync")
 	}
