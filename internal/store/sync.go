@@ -432,6 +432,7 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 			gone[k] = true
 		}
 		origins := map[string]string{}
+		var summaries []Incoming
 		for _, r := range recs {
 			switch {
 			case r.Tombstone:
@@ -451,16 +452,7 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 			case gone[r.Key]:
 				res.Skipped++
 			case r.Record.Kind == memory.KindSummary:
-				n, err := newerSummary(ctx, tx, *r.Record.Summary)
-				if err != nil {
-					return fmt.Errorf("%s: %w", r.Key, err)
-				}
-				switch n {
-				case 0:
-					res.Skipped++
-				default:
-					res.Updated++
-				}
+				summaries = append(summaries, r) // after the sessions
 				origins[r.Key] = r.Origin
 			default:
 				toImport = append(toImport, r.Record)
@@ -480,6 +472,17 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		}
 		for _, n := range ir.Skipped {
 			res.Skipped += n
+		}
+		for _, r := range summaries {
+			n, err := newerSummary(ctx, tx, *r.Record.Summary)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.Key, err)
+			}
+			if n == 0 {
+				res.Skipped++
+			} else {
+				res.Updated++
+			}
 		}
 		type originRow struct{ Key, Origin string }
 		rows := make([]originRow, 0, len(origins))
