@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -90,16 +91,7 @@ func (a *App) remote() (team.Remote, error) {
 	return team.Remote{URLs: urls, User: s.User, Password: s.Password, CAFile: s.CAFile, Timeout: s.Timeout}, nil
 }
 
-func joinComma(items []string) string {
-	out := ""
-	for i, s := range items {
-		if i > 0 {
-			out += ","
-		}
-		out += s
-	}
-	return out
-}
+func joinComma(items []string) string { return strings.Join(items, ",") }
 
 func runSync(ctx context.Context, app *App, o syncOptions) error {
 	r, err := app.remote()
@@ -118,6 +110,9 @@ func runSync(ctx context.Context, app *App, o syncOptions) error {
 	}
 	res, err := team.Sync(ctx, db, opts)
 	if err != nil {
+		if errors.Is(err, team.ErrNewerSchema) {
+			return usageErr(err) // as with a database file newer than mem
+		}
 		if errors.Is(err, team.ErrAuth) {
 			return fmt.Errorf("%w (user %q; set it with mem remote set --user U --password-stdin)", err, r.User)
 		}

@@ -85,9 +85,6 @@ func setLine(lines []string, ch Change) []string {
 	line := fmt.Sprintf("%s = %q", name, ch.Value)
 	cur := ""
 	headerAt, lastInSection := -1, -1
-	if section == "" {
-		headerAt = -1
-	}
 	for i, raw := range lines {
 		l := strings.TrimSpace(stripComment(raw))
 		if strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {

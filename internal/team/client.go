@@ -116,11 +116,10 @@ func newClient(r Remote) (*client, error) {
 
 // result is one statement's answer.
 type result struct {
-	Columns      []string          `json:"columns"`
-	Values       [][]any           `json:"values"`
-	RowsAffected int64             `json:"rows_affected"`
-	Error        string            `json:"error"`
-	Rows         []json.RawMessage `json:"-"`
+	Columns      []string `json:"columns"`
+	Values       [][]any  `json:"values"`
+	RowsAffected int64    `json:"rows_affected"`
+	Error        string   `json:"error"`
 }
 
 type response struct {
