@@ -46,7 +46,7 @@ type Result struct {
 
 func (o *Options) defaults() {
 	if o.Batch <= 0 {
-		o.Batch = 500
+		o.Batch = 2000
 	}
 	if o.Page <= 0 {
 		o.Page = 10000
