@@ -158,6 +158,11 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 	}
 	h.DrainFor = min(hookDrainFor, time.Until(started.Add(deadline))/4)
 	r := &hook.Runner{Adapter: a.Adapter, Handler: h, Deadline: deadline, Getenv: app.Getenv, Log: log, Started: started}
+	r.Replied = func(ev hook.Event) {
+		if err := syncAfterSession(app, cfg, ev); err != nil {
+			log.Printf(ev, "starting the background sync: %v", err)
+		}
+	}
 	if r.Run(ctx, app.In, app.Out) {
 		if d := db.Load(); d != nil {
 			trimWAL(ctx, d, started.Add(deadline))

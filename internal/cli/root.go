@@ -137,6 +137,10 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 		newInstallCmd(app, true),
 		newScheduleCmd(app),
 		newWebCmd(app),
+		newSyncCmd(app),
+		newShareCmd(app, false),
+		newShareCmd(app, true),
+		newRemoteCmd(app),
 	)
 	wrapArgs(root)
 	return root
@@ -167,7 +171,11 @@ func (a *App) load(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("project") {
 		flags["project"] = a.projectFlag
 	}
-	cfg, err := config.Load(a.Getenv, flags)
+	load := config.Load
+	if cmd.Name() == "set" && cmd.Parent() != nil && cmd.Parent().Name() == "remote" {
+		load = config.LoadForWrite // it makes the file
+	}
+	cfg, err := load(a.Getenv, flags)
 	if err != nil {
 		return err
 	}

@@ -157,6 +157,9 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 			return nil
 		}
 		out.Report = &rep
+		if !o.DryRun {
+			backgroundSync(ctx, app) // the nightly job: the new summaries go to the team too
+		}
 	}
 	if o.Maintain && !o.DryRun {
 		m, err := db.Maintain(ctx, app.Now().Add(-maintainAfter))

@@ -82,6 +82,7 @@ type Settings struct {
 	Hook      Hook
 	Summarize Summarize
 	Context   Context
+	Sync      Sync
 }
 
 // Inject is the [inject] section.
@@ -125,6 +126,18 @@ type Summarize struct {
 	Idle    time.Duration
 }
 
+// Sync is the [sync] section: the team's rqlite cluster (internal/team).
+type Sync struct {
+	URL          []string // node addresses, tried in turn
+	User         string
+	Password     string // never shown: see Secret
+	CAFile       string
+	Timeout      time.Duration // one request to the cluster
+	Deadline     time.Duration // a background sync (after a session, nightly)
+	AfterSession bool          // sync in the background when a session ends
+	Page         int           // records a pull reads at once
+}
+
 // Context is the [context] section: the switches of the pending-context
 // sources and their limits.
 type Context struct {
@@ -153,6 +166,7 @@ func Defaults(d Dirs) Settings {
 			Weight: Weights{Recency: 0.40, Importance: 0.30, AgentType: 0.20, Keyword: 0.10}},
 		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
+		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
 			MinRelevance: 0.35, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
@@ -200,6 +214,14 @@ func bind(s *Settings) []Key {
 		{"summarize.llm_cmd", "MEM_LLM_CMD", "shell command that summarizes a session (JSON in, JSON out)", &s.Summarize.LLMCmd, Range{}},
 		{"summarize.timeout", "", "time the summarizer command may take per session", &s.Summarize.Timeout, span(time.Second, 24*time.Hour)},
 		{"summarize.idle", "", "idle time after which an open session is summarized", &s.Summarize.Idle, span(time.Minute, year)},
+		{"sync.url", "MEM_SYNC_URL", "the team's rqlite nodes (http:// or https://, comma-separated; mem remote set)", &s.Sync.URL, Range{}},
+		{"sync.user", "MEM_SYNC_USER", "user name for the cluster (rqlite -auth)", &s.Sync.User, Range{}},
+		{"sync.password", "MEM_SYNC_PASSWORD", "password for the cluster; never shown (mem remote set --password-stdin)", &s.Sync.Password, Range{}},
+		{"sync.ca_file", "", "PEM file of the CA that signed the nodes' certificates (https)", &s.Sync.CAFile, Range{}},
+		{"sync.timeout", "", "time one request to the cluster may take", &s.Sync.Timeout, span(100*time.Millisecond, 10*time.Minute)},
+		{"sync.deadline", "", "time a background sync (after a session ends, nightly) may take", &s.Sync.Deadline, span(time.Second, 24*time.Hour)},
+		{"sync.page", "", "records a pull reads from the cluster at once", &s.Sync.Page, Range{100, 100_000}},
+		{"sync.after_session", "MEM_SYNC_AFTER_SESSION", "sync shared projects in the background when a session ends", &s.Sync.AfterSession, Range{}},
 		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},
 		{"context.file_activity", "", "reading or editing a file brings what memory knows about it", &c.FileActivity, Range{}},
 		{"context.directory_agents", "", "first touch of a directory brings its AGENTS.md (up to the project root)", &c.DirectoryAgents, Range{}},
@@ -351,7 +373,17 @@ func LoadLenient(getenv func(string) string, flags map[string]string) (c *Config
 	return c, c.skipped, nil
 }
 
+// LoadForWrite is Load for a command that writes the config file (mem
+// remote set): a MEM_CONFIG file that does not exist yet is no error.
+func LoadForWrite(getenv func(string) string, flags map[string]string) (*Config, error) {
+	return loadFile(getenv, flags, false, true)
+}
+
 func load(getenv func(string) string, flags map[string]string, lenient bool) (*Config, error) {
+	return loadFile(getenv, flags, lenient, false)
+}
+
+func loadFile(getenv func(string) string, flags map[string]string, lenient, mayBeMissing bool) (*Config, error) {
 	dirs := UserDirs(getenv)
 	c := &Config{Settings: Defaults(dirs), from: map[string]Setting{}, lenient: lenient}
 	c.keys = bind(&c.Settings)
@@ -360,7 +392,7 @@ func load(getenv func(string) string, flags map[string]string, lenient bool) (*C
 	if !explicit {
 		c.File = filepath.Join(dirs.Config, "config.toml")
 	}
-	if err := c.loadFile(explicit); err != nil {
+	if err := c.loadFile(explicit && !mayBeMissing); err != nil {
 		return nil, err
 	}
 	for _, k := range c.keys {
@@ -518,8 +550,17 @@ func (c *Config) setting(k Key) Setting {
 		s.Source = SourceDefault
 	}
 	s.Key, s.Value = k.Name, k.Value()
+	if k.Secret() && s.Value != "" {
+		s.Value = Hidden
+	}
 	return s
 }
+
+// Hidden is shown in place of a secret's value.
+const Hidden = "(set, hidden)"
+
+// Secret reports whether a key's value is never shown.
+func (k Key) Secret() bool { return k.Name == "sync.password" }
 
 // Origin returns the setting of a field of c.Settings, for where it came
 // from: c.Origin(&c.Settings.DB).Source. Any other pointer panics, since it

@@ -45,6 +45,9 @@ type Runner struct {
 	Log      *Logger
 	// Started is when the process started; the deadline counts from it.
 	Started time.Time
+	// Replied, when set, is called with the event once the reply is out
+	// (for work that must stay off the hook's hot path).
+	Replied func(Event)
 }
 
 type outcome struct {
@@ -92,6 +95,9 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 			if _, err := out.Write(append(o.reply, '\n')); err != nil {
 				r.Log.Printf(o.ev, "writing the reply: %v", err)
 			}
+		}
+		if r.Replied != nil && o.err == nil {
+			r.Replied(o.ev)
 		}
 		return true
 	case <-ctx.Done():

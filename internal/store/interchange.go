@@ -61,14 +61,7 @@ func (db *DB) ImportStream(ctx context.Context, next func() ([]memory.Record, er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := prepared(ctx, head, eof, next, big)
-	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}}
-	count := func(kind string, added bool) {
-		if added {
-			res.Added[kind]++
-		} else {
-			res.Skipped[kind]++
-		}
-	}
+	var res ImportResult
 	began := false
 	err := db.bulkTx(ctx, big, func(tx *sqlx.Tx) error {
 		// The records are read once: a transaction retried after it
@@ -77,6 +70,38 @@ func (db *DB) ImportStream(ctx context.Context, next func() ([]memory.Record, er
 			return errors.New("the database was busy after the import began; nothing was written, run it again")
 		}
 		began = true
+		var err error
+		res, err = db.importIn(ctx, tx, batches, big)
+		return err
+	})
+	if err != nil {
+		return ImportResult{}, fmt.Errorf("importing: %w", err)
+	}
+	return res, nil
+}
+
+// oneBatch is a stream of the one batch recs, whose observations' derived
+// fields are pre when the import indexes in one pass.
+func oneBatch(recs []memory.Record, pre []derived) <-chan preparedBatch {
+	ch := make(chan preparedBatch, 1)
+	ch <- preparedBatch{recs: recs, pre: pre}
+	close(ch)
+	return ch
+}
+
+// importIn is Import inside the transaction tx, of the batches until the
+// channel closes; big says whether the new rows are indexed in one pass at
+// the end (each batch then holds its observations' derived fields).
+func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan preparedBatch, big bool) (ImportResult, error) {
+	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}}
+	count := func(kind string, added bool) {
+		if added {
+			res.Added[kind]++
+		} else {
+			res.Skipped[kind]++
+		}
+	}
+	err := func() error {
 		q := newStmtCache(tx)
 		defer q.close()
 		// In one pass, the new rows of each table with a full-text index
@@ -200,11 +225,8 @@ func (db *DB) ImportStream(ctx context.Context, next func() ([]memory.Record, er
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return ImportResult{}, fmt.Errorf("importing: %w", err)
-	}
-	return res, nil
+	}()
+	return res, err
 }
 
 // preparedBatch is a batch of records ready for the import's transaction:

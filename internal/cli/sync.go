@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/team"
+	"github.com/memhq/mem/internal/termsafe"
+)
+
+type syncOptions struct {
+	Status     bool
+	PushOnly   bool
+	PullOnly   bool
+	Quiet      bool
+	Background bool
+	Deadline   time.Duration
+	Project    string // empty: every shared project
+}
+
+func newSyncCmd(app *App) *cobra.Command {
+	var o syncOptions
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Push this machine's shared projects to the team's rqlite cluster and pull what others pushed",
+		Long: `Push what this machine has that the team's cluster lacks and pull what it lacks, for every
+project shared with mem share (only the one named with --project, when given). Sessions,
+observations and summaries travel, with their uuid, project and origin machine; prompts never do.
+A forgotten record travels as a tombstone and is never brought back. The newest summary of a
+session wins. Syncing twice changes nothing; a sync cut off anywhere goes on from where it stopped.
+
+--status says, per shared project, what is waiting to be pushed and pulled and when it last synced.
+--background is for the jobs that sync on their own (after a session ends, nightly): it prints
+nothing, never fails (exit 0) and logs a problem to the hook log. The cluster is set with
+mem remote set; see internal/team/README.md for a team's set-up.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("project") {
+				id, err := app.Project()
+				if err != nil {
+					return err
+				}
+				o.Project = id.Key
+			}
+			if o.PushOnly && o.PullOnly {
+				return invalid("--push-only", "not together with --pull-only", "")
+			}
+			if !cmd.Flags().Changed("deadline") {
+				o.Deadline = app.cfg.Settings.Sync.Deadline
+			}
+			if o.Deadline <= 0 {
+				return invalid("--deadline", "a positive duration such as 30s", o.Deadline.String())
+			}
+			if o.Status {
+				return runSyncStatus(cmd.Context(), app, o)
+			}
+			err := runSync(cmd.Context(), app, o)
+			if err != nil && o.Background {
+				logBackground(app, err)
+				return nil
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Status, "status", false, "say per project what is pending each way and when it last synced")
+	f.BoolVar(&o.PushOnly, "push-only", false, "push, do not pull")
+	f.BoolVar(&o.PullOnly, "pull-only", false, "pull, do not push")
+	f.BoolVar(&o.Quiet, "quiet", false, "print nothing when all went well")
+	f.BoolVar(&o.Background, "background", false, "for jobs: quiet, exit 0, problems go to the hook log")
+	f.DurationVar(&o.Deadline, "deadline", 0, "give up after this long (default sync.deadline)")
+	return cmd
+}
+
+// remote builds the cluster's address and credentials from the settings.
+func (a *App) remote() (team.Remote, error) {
+	s := a.cfg.Settings.Sync
+	if len(s.URL) == 0 {
+		return team.Remote{}, usageErr(team.ErrNotConfigured)
+	}
+	urls, err := team.ParseURLs(joinComma(s.URL))
+	if err != nil {
+		return team.Remote{}, usageErr(err)
+	}
+	return team.Remote{URLs: urls, User: s.User, Password: s.Password, CAFile: s.CAFile, Timeout: s.Timeout}, nil
+}
+
+func joinComma(items []string) string { return strings.Join(items, ",") }
+
+func runSync(ctx context.Context, app *App, o syncOptions) error {
+	r, err := app.remote()
+	if err != nil {
+		return err
+	}
+	db, err := app.writeStore(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	defer cancel()
+	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.cfg.Settings.Sync.Page}
+	if o.Project != "" {
+		opts.Projects = []string{o.Project}
+	}
+	res, err := team.Sync(ctx, db, opts)
+	if err != nil {
+		if errors.Is(err, team.ErrNewerSchema) {
+			return usageErr(err) // as with a database file newer than mem
+		}
+		if errors.Is(err, team.ErrAuth) {
+			return fmt.Errorf("%w (user %q; set it with mem remote set --user U --password-stdin)", err, r.User)
+		}
+		return err
+	}
+	if o.Quiet || o.Background {
+		return nil
+	}
+	if app.JSON {
+		return printJSON(app.Out, res)
+	}
+	w := app.text()
+	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
+	if len(res.Projects) == 0 {
+		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")
+	}
+	for _, p := range res.Projects {
+		fmt.Fprintf(w, "%s: pushed %d, pulled %d new, %d newer summaries, %d forgotten (cursor %d)\n",
+			p.Project, p.Pushed, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, p.Cursor)
+	}
+	return nil
+}
+
+func runSyncStatus(ctx context.Context, app *App, o syncOptions) error {
+	r, err := app.remote()
+	if err != nil {
+		return err
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	defer cancel()
+	st, err := team.Status(ctx, db, r, o.Project)
+	if err != nil {
+		return err
+	}
+	if app.JSON {
+		return printJSON(app.Out, st)
+	}
+	w := app.text()
+	if st.Reachable {
+		fmt.Fprintf(w, "cluster %s (%s)\n", st.Cluster, joinComma(r.URLs))
+	} else {
+		fmt.Fprintf(w, "cluster unreachable (%s): %s\n", joinComma(r.URLs), st.Problem)
+	}
+	if len(st.Projects) == 0 {
+		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")
+	}
+	for _, p := range st.Projects {
+		pull := "?"
+		if p.PendingPull >= 0 {
+			pull = fmt.Sprint(p.PendingPull)
+		}
+		last := "never"
+		if !p.SyncedAt.IsZero() {
+			last = stamp(p.SyncedAt)
+		}
+		fmt.Fprintf(w, "%s: %d to push, %s to pull, last synced %s\n", p.Project, p.Pending, pull, last)
+	}
+	return nil
+}
+
+// logBackground appends a background sync's problem to the hook log.
+func logBackground(app *App, err error) {
+	f, ferr := fsafe.OpenAppend(app.cfg.Settings.Hook.Log, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s mem sync: %s\n", app.Now().UTC().Format(time.RFC3339), termsafe.Line(oneLine(err.Error())))
+}

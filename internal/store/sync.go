@@ -1,0 +1,576 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// What team memory (internal/team) needs from the local file. A record
+// travels under a key that names its kind: session:<id>,
+// observation:<uuid>, summary:<session id> (one current summary per
+// session). Prompts never leave the machine.
+
+// Key prefixes of synced records.
+const (
+	KeySession     = "session:"
+	KeyObservation = "observation:"
+	KeySummary     = "summary:"
+)
+
+// Share marks a project as shared with the team; it reports whether it was
+// not shared before.
+func (db *DB) Share(ctx context.Context, project string, at time.Time) (bool, error) {
+	n, err := db.change(ctx, `INSERT INTO sync_projects (project, shared_at) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+		project, toMillis(at))
+	return n == 1, err
+}
+
+// Unshare stops sharing a project: nothing of it is pushed or pulled from
+// now on, and what it had in the cluster stays there. Sharing it again
+// pushes and pulls it whole (both are idempotent).
+func (db *DB) Unshare(ctx context.Context, project string) (bool, error) {
+	var was bool
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM sync_projects WHERE project = ?`, project)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		was = n == 1
+		for _, q := range []string{`DELETE FROM sync_log WHERE project = ?`, `DELETE FROM sync_state WHERE project = ?`} {
+			if _, err := tx.ExecContext(ctx, q, project); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return was, err
+}
+
+// SharedProjects lists the shared projects, sorted.
+func (db *DB) SharedProjects(ctx context.Context) ([]string, error) {
+	var out []string
+	err := db.q().SelectContext(ctx, &out, `SELECT project FROM sync_projects ORDER BY project`)
+	return out, mapErr(err)
+}
+
+// MachineID returns this database's origin name: the host name and a
+// random suffix made the first time it is asked for.
+func (db *DB) MachineID(ctx context.Context) (string, error) {
+	var id string
+	err := db.q().GetContext(ctx, &id, `SELECT value FROM sync_meta WHERE key = 'machine'`)
+	if err == nil {
+		return id, nil
+	}
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "machine"
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	id = host + "-" + hex.EncodeToString(b)
+	if _, err := db.change(ctx, `INSERT INTO sync_meta (key, value) VALUES ('machine', ?) ON CONFLICT DO NOTHING`, id); err != nil {
+		return "", err
+	}
+	err = db.q().GetContext(ctx, &id, `SELECT value FROM sync_meta WHERE key = 'machine'`)
+	return id, mapErr(err)
+}
+
+// SyncState is where a project stands against one cluster.
+type SyncState struct {
+	Cluster  string    `json:"cluster"`
+	Project  string    `json:"project"`
+	Pushed   int64     `json:"pushed"`  // last local change pushed (sync_log id)
+	Pulled   int64     `json:"pulled"`  // last cluster sequence pulled
+	Pending  int64     `json:"pending"` // local changes not yet pushed
+	SyncedAt time.Time `json:"synced_at"`
+	Known    bool      `json:"known"` // the project was synced with this cluster before
+}
+
+// BeginSync makes sure a project has a state against a cluster. The first
+// time, every record of the project, and every tombstone, is queued for the
+// push, so a project shared after it had records sends them all.
+func (db *DB) BeginSync(ctx context.Context, cluster, project string) (SyncState, error) {
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO sync_state (cluster, project) VALUES (?, ?) ON CONFLICT DO NOTHING`,
+			cluster, project)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		var mark int64
+		if err := tx.GetContext(ctx, &mark, `SELECT coalesce(max(id), 0) FROM sync_log`); err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`INSERT INTO sync_log (key, project) SELECT 'session:' || id, project FROM sessions WHERE project = ?1 ORDER BY started_at, id`,
+			`INSERT INTO sync_log (key, project) SELECT 'observation:' || uuid, project FROM observations WHERE project = ?1 ORDER BY id`,
+			`INSERT INTO sync_log (key, project) SELECT 'summary:' || session_id, project FROM summaries WHERE project = ?1 ORDER BY id`,
+			`INSERT INTO sync_log (key, project) SELECT key, project FROM sync_tombstones WHERE project = ?1 ORDER BY deleted_at`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, project); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sync_state SET pushed = ? WHERE cluster = ? AND project = ?`, mark, cluster, project)
+		return err
+	})
+	if err != nil {
+		return SyncState{}, fmt.Errorf("starting sync of project %s: %w", project, err)
+	}
+	st, err := db.SyncStates(ctx, cluster, project)
+	if err != nil || len(st) == 0 {
+		return SyncState{}, errors.Join(err, fmt.Errorf("sync state of project %s: %w", project, memory.ErrNotFound))
+	}
+	return st[0], nil
+}
+
+// SyncStates returns the state of every shared project against a cluster
+// (one project when project is not empty). A project never synced with it
+// has Known false and counts all its records as pending.
+func (db *DB) SyncStates(ctx context.Context, cluster, project string) ([]SyncState, error) {
+	var rows []struct {
+		Project  string `db:"project"`
+		Pushed   int64  `db:"pushed"`
+		Pulled   int64  `db:"pulled"`
+		SyncedAt int64  `db:"synced_at"`
+		Known    bool   `db:"known"`
+		Pending  int64  `db:"pending"`
+	}
+	err := db.q().SelectContext(ctx, &rows, `SELECT p.project, coalesce(s.pushed, 0) AS pushed,
+		coalesce(s.pulled, 0) AS pulled, coalesce(s.synced_at, 0) AS synced_at, s.project IS NOT NULL AS known,
+		CASE WHEN s.project IS NULL THEN
+			(SELECT count(*) FROM sessions WHERE project = p.project) +
+			(SELECT count(*) FROM observations WHERE project = p.project) +
+			(SELECT count(*) FROM summaries WHERE project = p.project) +
+			(SELECT count(*) FROM sync_tombstones WHERE project = p.project)
+		ELSE (SELECT count(DISTINCT key) FROM sync_log WHERE project = p.project AND id > s.pushed) END AS pending
+		FROM sync_projects p LEFT JOIN sync_state s ON s.project = p.project AND s.cluster = ?
+		WHERE ? = '' OR p.project = ? ORDER BY p.project`, cluster, project, project)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := make([]SyncState, len(rows))
+	for i, r := range rows {
+		out[i] = SyncState{Cluster: cluster, Project: r.Project, Pushed: r.Pushed, Pulled: r.Pulled,
+			Pending: r.Pending, Known: r.Known}
+		if r.SyncedAt > 0 {
+			out[i].SyncedAt = fromMillis(r.SyncedAt)
+		}
+	}
+	return out, nil
+}
+
+// Outgoing is one record to push: Record is nil for a tombstone. Stamp
+// orders versions of the same key (newest wins): a summary's creation time,
+// a tombstone's deletion time; sessions and observations never change.
+type Outgoing struct {
+	Key       string
+	Project   string
+	Origin    string // empty: this machine
+	Stamp     int64
+	Tombstone bool
+	Record    *memory.Record
+}
+
+// Outbox returns up to limit changes of a project logged after mark, as the
+// records to push (the latest version of each key, a key once; a record's
+// session first), and the log id up to which they go. It reads each table
+// once per call, not once per record.
+func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int) ([]Outgoing, int64, error) {
+	var out []Outgoing
+	last := mark
+	err := db.read(ctx, func(tx *sqlx.Tx) error {
+		var logged []struct {
+			ID  int64  `db:"id"`
+			Key string `db:"key"`
+		}
+		if err := tx.SelectContext(ctx, &logged, `SELECT id, key FROM sync_log WHERE project = ? AND id > ? ORDER BY id LIMIT ?`,
+			project, mark, limit); err != nil {
+			return err
+		}
+		if len(logged) == 0 {
+			return nil
+		}
+		last = logged[len(logged)-1].ID
+		keys := make([]string, len(logged))
+		for i, l := range logged {
+			keys[i] = l.Key
+		}
+		cur, err := currentRecords(ctx, tx, keys)
+		if err != nil {
+			return err
+		}
+		// The sessions of the records, when the log did not name them.
+		var more []string
+		for _, k := range keys {
+			if r, ok := cur.records[k]; ok {
+				if s := sessionOf(r.rec); s != "" {
+					if _, have := cur.records[KeySession+s]; !have {
+						more = append(more, KeySession+s)
+					}
+				}
+			}
+		}
+		if len(more) > 0 {
+			extra, err := currentRecords(ctx, tx, more)
+			if err != nil {
+				return err
+			}
+			for k, r := range extra.records {
+				cur.records[k] = r
+			}
+		}
+		seen := map[string]bool{}
+		var add func(key string)
+		add = func(key string) {
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+			if stamp, dead := cur.tombstones[key]; dead {
+				out = append(out, Outgoing{Key: key, Project: project, Stamp: stamp, Tombstone: true})
+				return
+			}
+			r, ok := cur.records[key]
+			if !ok {
+				return // gone since; its tombstone is logged after it
+			}
+			if s := sessionOf(r.rec); s != "" {
+				add(KeySession + s)
+			}
+			out = append(out, Outgoing{Key: key, Project: project, Origin: cur.origins[key], Stamp: r.stamp, Record: &r.rec})
+		}
+		for _, k := range keys {
+			add(k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, mark, fmt.Errorf("reading what project %s has to push: %w", project, err)
+	}
+	return out, last, nil
+}
+
+type stamped struct {
+	rec   memory.Record
+	stamp int64
+}
+
+type current struct {
+	records    map[string]stamped
+	tombstones map[string]int64
+	origins    map[string]string
+}
+
+// currentRecords reads the records, tombstones and origins under keys,
+// one query per table.
+func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, error) {
+	cur := current{records: map[string]stamped{}, tombstones: map[string]int64{}, origins: map[string]string{}}
+	ids := map[string][]string{}
+	for _, k := range keys {
+		for _, p := range []string{KeySession, KeyObservation, KeySummary} {
+			if strings.HasPrefix(k, p) {
+				ids[p] = append(ids[p], strings.TrimPrefix(k, p))
+			}
+		}
+	}
+	list := func(v []string) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	all := list(keys)
+	var tombs []struct {
+		Key       string `db:"key"`
+		DeletedAt int64  `db:"deleted_at"`
+	}
+	if err := tx.SelectContext(ctx, &tombs, `SELECT key, deleted_at FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`, all); err != nil {
+		return cur, err
+	}
+	for _, t := range tombs {
+		cur.tombstones[t.Key] = t.DeletedAt
+	}
+	var origins []struct {
+		Key    string `db:"key"`
+		Origin string `db:"origin"`
+	}
+	if err := tx.SelectContext(ctx, &origins, `SELECT key, origin FROM sync_origins WHERE key IN (SELECT value FROM json_each(?))`, all); err != nil {
+		return cur, err
+	}
+	for _, o := range origins {
+		cur.origins[o.Key] = o.Origin
+	}
+	if v := ids[KeySession]; len(v) > 0 {
+		var rows []sessionRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+sessionCols+` FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
+			return cur, err
+		}
+		for _, r := range rows {
+			s := r.session()
+			cur.records[KeySession+s.ID] = stamped{memory.Record{Kind: memory.KindSession, Session: &s}, r.StartedAt}
+		}
+	}
+	if v := ids[KeyObservation]; len(v) > 0 {
+		var rows []observationRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations WHERE uuid IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
+			return cur, err
+		}
+		for _, r := range rows {
+			o := r.observation()
+			cur.records[KeyObservation+o.UUID] = stamped{memory.Record{Kind: memory.KindObservation, Observation: &o}, r.CreatedAt}
+		}
+	}
+	if v := ids[KeySummary]; len(v) > 0 {
+		var rows []summaryRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries WHERE session_id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
+			return cur, err
+		}
+		for _, r := range rows {
+			s := r.summary()
+			cur.records[KeySummary+s.SessionID] = stamped{memory.Record{Kind: memory.KindSummary, Summary: &s}, r.CreatedAt}
+		}
+	}
+	return cur, nil
+}
+
+func sessionOf(r memory.Record) string {
+	switch r.Kind {
+	case memory.KindObservation:
+		return r.Observation.SessionID
+	case memory.KindSummary:
+		return r.Summary.SessionID
+	}
+	return ""
+}
+
+// MarkPushed records that a project's changes up to mark are in the
+// cluster, and drops the log entries every cluster has.
+func (db *DB) MarkPushed(ctx context.Context, cluster, project string, mark int64, at time.Time) error {
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE sync_state SET pushed = max(pushed, ?), synced_at = ? WHERE cluster = ? AND project = ?`,
+			mark, toMillis(at), cluster, project); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM sync_log WHERE project = ?1
+			AND id <= (SELECT min(pushed) FROM sync_state WHERE project = ?1)`, project)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording the push of project %s: %w", project, err)
+	}
+	return nil
+}
+
+// Incoming is one record pulled from the cluster: Record is the zero value
+// for a tombstone.
+type Incoming struct {
+	Seq       int64
+	Key       string
+	Origin    string
+	Stamp     int64
+	Tombstone bool
+	Record    memory.Record
+}
+
+// Pulled counts what a pull changed here.
+type Pulled struct {
+	Added   int `json:"added"`
+	Updated int `json:"updated"`
+	Removed int `json:"removed"`
+	Skipped int `json:"skipped"`
+}
+
+// ApplyPulled writes records pulled from a cluster and moves the project's
+// cursor to seq, in one transaction: a pull killed at any point leaves the
+// file as it was, and the next pull reads the same records again. A key with
+// a tombstone here is never written; a tombstone deletes its record (with
+// the session's records for a session) and stays; a summary replaces the
+// session's summary only when it is newer. Nothing written here is logged
+// for a push: it came from the cluster.
+func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []Incoming, seq int64, at time.Time) (Pulled, error) {
+	var res Pulled
+	var toImport []memory.Record
+	nobs := 0
+	for _, r := range recs {
+		if r.Record.Kind == memory.KindObservation {
+			nobs++
+		}
+	}
+	big := db.bulk(nobs)
+	removed := false
+	err := db.bulkTx(ctx, big, func(tx *sqlx.Tx) error {
+		res, toImport, removed = Pulled{}, nil, false
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applying (one) VALUES (1)`); err != nil {
+			return err
+		}
+		keys := make([]string, len(recs))
+		for i, r := range recs {
+			keys[i] = r.Key
+		}
+		list, _ := json.Marshal(keys)
+		var dead []string
+		if err := tx.SelectContext(ctx, &dead, `SELECT key FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`,
+			string(list)); err != nil {
+			return err
+		}
+		gone := map[string]bool{}
+		for _, k := range dead {
+			gone[k] = true
+		}
+		origins := map[string]string{}
+		var summaries []Incoming
+		for _, r := range recs {
+			switch {
+			case r.Tombstone:
+				n, err := deleteByKey(ctx, tx, r.Key)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					res.Removed++
+					removed = true
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sync_tombstones (key, project, deleted_at) VALUES (?, ?, ?)`,
+					r.Key, project, r.Stamp); err != nil {
+					return err
+				}
+				gone[r.Key] = true
+			case gone[r.Key]:
+				res.Skipped++
+			case r.Record.Kind == memory.KindSummary:
+				summaries = append(summaries, r) // after the sessions
+				origins[r.Key] = r.Origin
+			default:
+				toImport = append(toImport, r.Record)
+				origins[r.Key] = r.Origin
+			}
+		}
+		var pre []derived
+		if big {
+			pre = deriveAll(toImport)
+		}
+		ir, err := db.importIn(ctx, tx, oneBatch(toImport, pre), big)
+		if err != nil {
+			return err
+		}
+		for _, n := range ir.Added {
+			res.Added += n
+		}
+		for _, n := range ir.Skipped {
+			res.Skipped += n
+		}
+		for _, r := range summaries {
+			n, err := newerSummary(ctx, tx, *r.Record.Summary)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.Key, err)
+			}
+			if n == 0 {
+				res.Skipped++
+			} else {
+				res.Updated++
+			}
+		}
+		type originRow struct{ Key, Origin string }
+		rows := make([]originRow, 0, len(origins))
+		for k, o := range origins {
+			rows = append(rows, originRow{k, o})
+		}
+		ob, _ := json.Marshal(rows)
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO sync_origins (key, origin)
+			SELECT value ->> '$.Key', value ->> '$.Origin' FROM json_each(?)`, string(ob)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE sync_state SET pulled = max(pulled, ?), synced_at = ? WHERE cluster = ? AND project = ?`,
+			seq, toMillis(at), cluster, project); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sync_applying`)
+		return err
+	})
+	if err != nil {
+		return Pulled{}, fmt.Errorf("applying what was pulled for project %s: %w", project, err)
+	}
+	if removed {
+		return res, db.scrub(ctx, "records forgotten by the team")
+	}
+	return res, nil
+}
+
+// deleteByKey deletes the record under a sync key; a session goes with
+// everything recorded in it.
+func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string) (int64, error) {
+	switch {
+	case strings.HasPrefix(key, KeySession):
+		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, KeySession))
+		return d.Sessions + d.Observations + d.Summaries + d.Prompts, err
+	case strings.HasPrefix(key, KeyObservation):
+		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ?`, strings.TrimPrefix(key, KeyObservation))
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	case strings.HasPrefix(key, KeySummary):
+		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ?`, strings.TrimPrefix(key, KeySummary))
+		if err != nil {
+			return 0, err
+		}
+		return res.RowsAffected()
+	}
+	return 0, memory.Invalid("sync key", "session:, observation: or summary: and an id", key)
+}
+
+// newerSummary writes s as its session's summary unless the one here is as
+// new or newer; it reports how many rows changed. The session must be here.
+func newerSummary(ctx context.Context, tx *sqlx.Tx, s memory.Summary) (int64, error) {
+	if _, err := getSession(ctx, tx, s.SessionID); err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO summaries (uuid, session_id, project, request, investigated,
+		learned, completed, next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until)
+		SELECT ?, ?, project, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?2
+		ON CONFLICT (session_id) DO UPDATE SET uuid = excluded.uuid, request = excluded.request,
+			investigated = excluded.investigated, learned = excluded.learned, completed = excluded.completed,
+			next_steps = excluded.next_steps, decisions = excluded.decisions, concepts = excluded.concepts,
+			files = excluded.files, text = excluded.text, generator = excluded.generator,
+			token_count = excluded.token_count, created_at = excluded.created_at, covers_until = excluded.covers_until
+		WHERE excluded.created_at > summaries.created_at`,
+		s.UUID, s.SessionID, s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions,
+		encodeList(memory.CleanList(s.Concepts)), encodeList(memory.CleanList(s.Files)), s.Text, s.Generator,
+		s.TokenCount, toMillis(s.CreatedAt), toMillis(s.CoversUntil))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// SyncMeta reads a value this machine keeps about team sync ("" when
+// unset): "cluster" is the id of the cluster it last synced with.
+func (db *DB) SyncMeta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := db.q().GetContext(ctx, &v, `SELECT value FROM sync_meta WHERE key = ?`, key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, mapErr(err)
+}
+
+// SetSyncMeta writes a value SyncMeta reads.
+func (db *DB) SetSyncMeta(ctx context.Context, key, value string) error {
+	_, err := db.change(ctx, `INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+		key, value)
+	return err
+}

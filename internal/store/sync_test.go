@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// A pulled summary replaces the session's summary only when it is newer,
+// and what a pull writes is never queued for a push.
+func TestApplyPulledSummaryNewestWins(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	sess := memory.Session{ID: "s1", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+	sum := func(text string, at time.Time) memory.Summary {
+		return memory.Summary{UUID: "u-" + text, SessionID: "s1", Project: "p", Learned: text, Text: text, CreatedAt: at}
+	}
+	in := func(seq int64, r memory.Record) Incoming {
+		key := KeySession + "s1"
+		if r.Kind == memory.KindSummary {
+			key = KeySummary + "s1"
+		}
+		return Incoming{Seq: seq, Key: key, Origin: "other", Record: r}
+	}
+	s1, s0, s2 := sum("middle", t0.Add(time.Hour)), sum("older", t0), sum("newest", t0.Add(2*time.Hour))
+	steps := []struct {
+		name    string
+		recs    []Incoming
+		want    string
+		updated int
+	}{
+		{"first", []Incoming{in(1, memory.Record{Kind: memory.KindSession, Session: &sess}),
+			in(2, memory.Record{Kind: memory.KindSummary, Summary: &s1})}, "middle", 1},
+		{"older loses", []Incoming{in(3, memory.Record{Kind: memory.KindSummary, Summary: &s0})}, "middle", 0},
+		{"newer wins", []Incoming{in(4, memory.Record{Kind: memory.KindSummary, Summary: &s2})}, "newest", 1},
+		{"same again", []Incoming{in(5, memory.Record{Kind: memory.KindSummary, Summary: &s2})}, "newest", 0},
+	}
+	for _, st := range steps {
+		res, err := db.ApplyPulled(ctx, "c1", "p", st.recs, st.recs[len(st.recs)-1].Seq, t0)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if res.Updated != st.updated {
+			t.Errorf("%s: updated %d, want %d", st.name, res.Updated, st.updated)
+		}
+		var text, uuid string
+		if err := db.SQL().QueryRow(`SELECT text, uuid FROM summaries WHERE session_id = 's1'`).Scan(&text, &uuid); err != nil {
+			t.Fatal(err)
+		}
+		if text != st.want || uuid != "u-"+st.want {
+			t.Errorf("%s: summary %q (%s), want %q", st.name, text, uuid, st.want)
+		}
+		var n int
+		if err := db.SQL().Get(&n, `SELECT count(*) FROM summaries_fts WHERE summaries_fts MATCH ?`, st.want); err != nil || n != 1 {
+			t.Errorf("%s: search finds %d summaries with %q (%v), want 1", st.name, n, st.want, err)
+		}
+		if err := db.SQL().Get(&n, `SELECT count(*) FROM sync_log`); err != nil || n != 0 {
+			t.Errorf("%s: %d pulled changes queued for a push, want 0", st.name, n)
+		}
+	}
+	// A summary written here is queued, and newer than the pulled one it wins.
+	if _, err := db.PutSummary(ctx, sum("mine", t0.Add(3*time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := db.Outbox(ctx, "p", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 2 || out[0].Key != KeySession+"s1" || out[1].Key != KeySummary+"s1" || out[1].Record.Summary.Text != "mine" ||
+		out[1].Stamp != t0.Add(3*time.Hour).UnixMilli() {
+		t.Errorf("outbox: %+v, want the session then the summary \"mine\"", out)
+	}
+}
+
+// A tombstone deletes the record, stays, and keeps the record from coming
+// back in a later pull.
+func TestApplyPulledTombstoneStays(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	sess := memory.Session{ID: "s1", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+	obs := memory.Observation{UUID: "o1", SessionID: "s1", Project: "p", Type: "decision", Title: "keep the WAL", CreatedAt: t0}
+	recs := []Incoming{
+		{Seq: 1, Key: KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: KeyObservation + "o1", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
+	}
+	count := func() int {
+		var n int
+		if err := db.SQL().Get(&n, `SELECT count(*) FROM observations WHERE uuid = 'o1'`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 2, t0); err != nil || count() != 1 {
+		t.Fatalf("first pull: %v, %d rows", err, count())
+	}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 3, Key: KeyObservation + "o1", Tombstone: true, Stamp: 5}}, 3, t0); err != nil || count() != 0 {
+		t.Fatalf("tombstone: %v, %d rows", err, count())
+	}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 4, t0); err != nil || count() != 0 {
+		t.Fatalf("the record came back: %v, %d rows", err, count())
+	}
+}

@@ -1,0 +1,287 @@
+package team
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// Errors a sync reports.
+var (
+	// ErrAuth: the cluster refused the user name or password.
+	ErrAuth = errors.New("the cluster refused the user name or password")
+	// ErrUnreachable: no node answered before the deadline.
+	ErrUnreachable = errors.New("no node of the cluster answered")
+	// ErrNotConfigured: no cluster address is set.
+	ErrNotConfigured = errors.New("no cluster is set: mem remote set URL[,URL...]")
+	// ErrNewerSchema: the cluster was migrated by a newer mem.
+	ErrNewerSchema = errors.New("the cluster's schema is newer than this mem knows")
+)
+
+// Remote is how to reach a cluster.
+type Remote struct {
+	URLs     []string // every node's HTTP address; a client fails over in turn
+	User     string
+	Password string
+	CAFile   string        // PEM file of the CA that signed the nodes' certificates (https)
+	Timeout  time.Duration // one request
+}
+
+// ParseURLs checks a comma-separated list of node addresses: http or https,
+// a host, no path beyond /, no user or password in the address.
+func ParseURLs(list string) ([]string, error) {
+	var out []string
+	for _, raw := range strings.Split(list, ",") {
+		raw = strings.TrimSpace(raw)
+		if raw == "" {
+			continue
+		}
+		u, err := url.Parse(raw)
+		shown := raw
+		if err == nil && u.User != nil {
+			shown = u.Redacted() // a password is never echoed
+		} else if err != nil {
+			shown = "(not an address)"
+		}
+		bad := func(why string) error {
+			return memory.Invalid("url", "http:// or https:// node addresses separated by commas ("+why+")", shown)
+		}
+		switch {
+		case err != nil:
+			return nil, bad("not an address")
+		case u.Scheme != "http" && u.Scheme != "https":
+			return nil, bad("scheme " + u.Scheme)
+		case u.Host == "":
+			return nil, bad("no host")
+		case u.User != nil:
+			return nil, bad("user and password go in --user and --password-stdin, never in the address")
+		case u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "":
+			return nil, bad("no path or query")
+		}
+		out = append(out, u.Scheme+"://"+u.Host)
+	}
+	if len(out) == 0 {
+		return nil, memory.Invalid("url", "one or more http:// or https:// node addresses separated by commas", list)
+	}
+	return out, nil
+}
+
+// client speaks rqlite's HTTP API to the nodes of a cluster. rqlite
+// forwards a request a follower gets to the leader, so any live node will
+// do; a node that does not answer, or answers that it has no leader, is
+// left for the next one.
+type client struct {
+	r    Remote
+	http *http.Client
+	mu   sync.Mutex
+	next int // the node tried first
+}
+
+func newClient(r Remote) (*client, error) {
+	if len(r.URLs) == 0 {
+		return nil, ErrNotConfigured
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = 10 * time.Second
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 4
+	if r.CAFile != "" {
+		pem, err := os.ReadFile(r.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading the cluster's CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, memory.Invalid("sync.ca_file", "a PEM file of certificates", r.CAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return &client{r: r, http: &http.Client{Transport: tr, Timeout: r.Timeout}}, nil
+}
+
+// result is one statement's answer.
+type result struct {
+	Columns      []string `json:"columns"`
+	Values       [][]any  `json:"values"`
+	RowsAffected int64    `json:"rows_affected"`
+	Error        string   `json:"error"`
+}
+
+type response struct {
+	Results []result `json:"results"`
+	Error   string   `json:"error"`
+}
+
+// stmt is a statement and its arguments.
+type stmt []any
+
+func st(q string, args ...any) stmt { return append(stmt{q}, args...) }
+
+// execute runs statements, in one transaction when tx is set: then either
+// all of them took effect or none did. Every statement mem sends is
+// idempotent, so one whose answer was lost is sent again.
+func (c *client) execute(ctx context.Context, tx bool, stmts []stmt) ([]result, error) {
+	path := "/db/execute"
+	if tx {
+		path += "?transaction"
+	}
+	return c.do(ctx, path, stmts)
+}
+
+// query runs read statements at linearizable consistency: the answer
+// includes every write the cluster acknowledged before it.
+func (c *client) query(ctx context.Context, stmts []stmt) ([]result, error) {
+	return c.do(ctx, "/db/query?level=linearizable", stmts)
+}
+
+func (c *client) do(ctx context.Context, path string, stmts []stmt) ([]result, error) {
+	body, err := json.Marshal(stmts)
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		c.mu.Lock()
+		i := c.next
+		c.mu.Unlock()
+		node := c.r.URLs[i%len(c.r.URLs)]
+		res, retry, err := c.send(ctx, node, path, body)
+		if err == nil {
+			return res, nil
+		}
+		if !retry {
+			return nil, err
+		}
+		lastErr = err
+		c.mu.Lock()
+		if c.next == i {
+			c.next = (i + 1) % len(c.r.URLs)
+		}
+		c.mu.Unlock()
+		// After a round of every node, wait a little: an election takes
+		// about a second.
+		pause := time.Duration(0)
+		if (attempt+1)%len(c.r.URLs) == 0 {
+			pause = 100*time.Millisecond + time.Duration(rand.Int64N(int64(200*time.Millisecond)))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (last: %w): %w", ErrUnreachable, lastErr, ctx.Err())
+		case <-time.After(pause):
+		}
+	}
+}
+
+// send makes one request to one node; retry says whether another node (or
+// the same one later) may do better.
+func (c *client) send(ctx context.Context, node, path string, body []byte) ([]result, bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, node+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.r.User != "" {
+		req.SetBasicAuth(c.r.User, c.r.Password)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		// The address only: an error may quote the request.
+		return nil, true, fmt.Errorf("node %s: %w", node, unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<30))
+	if err != nil {
+		return nil, true, fmt.Errorf("node %s: reading the answer: %w", node, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		who := c.r.User
+		if who == "" {
+			who = "(no user)"
+		}
+		return nil, false, fmt.Errorf("node %s as user %s: %w", node, who, ErrAuth)
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
+		return nil, true, fmt.Errorf("node %s: %s: %s", node, resp.Status, firstLine(data))
+	case resp.StatusCode != http.StatusOK:
+		return nil, false, fmt.Errorf("node %s: %s: %s", node, resp.Status, firstLine(data))
+	}
+	var r response
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&r); err != nil {
+		return nil, false, fmt.Errorf("node %s: an answer that is not rqlite's: %w", node, err)
+	}
+	if r.Error != "" {
+		// A node that lost its leader says so here; another may have one.
+		return nil, transient(r.Error), fmt.Errorf("node %s: %s", node, r.Error)
+	}
+	for _, res := range r.Results {
+		if res.Error != "" {
+			return nil, transient(res.Error), fmt.Errorf("node %s: %s", node, res.Error)
+		}
+	}
+	return r.Results, false, nil
+}
+
+// transient reports whether an error a node returned is about the cluster
+// (no leader yet, the leader unreachable while the node forwards to it)
+// rather than about the statement, so that trying again may succeed.
+func transient(msg string) bool {
+	msg = strings.ToLower(msg)
+	for _, s := range []string{"leader", "dial tcp", "connection", "timeout", "timed out", "eof", "unavailable",
+		"shutdown", "not open", "raft", "forward"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// Column readers for query results (numbers arrive as json.Number).
+
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case json.Number:
+		n, _ := x.Int64()
+		return n
+	case float64:
+		return int64(x)
+	}
+	return 0
+}
+
+func asString(v any) string {
+	s, _ := v.(string)
+	return s
+}
