@@ -21,7 +21,13 @@ type installOptions struct {
 func newInstallCmd(app *App, remove bool) *cobra.Command {
 	var o installOptions
 	use, short := "install", "Set an agent up to run mem's hooks (merged into its own settings file)"
-	long := `Merge mem's hook entries into the agent's settings file, keeping everything else in it, or write
+	long := `With no agent named, find the agents on this machine (their command on PATH or their settings
+folder) and wire each one: its hooks as below and mem's MCP server as install-mcp writes it, then say
+per agent what was written and what is left to do (Codex: trust the hooks). --dry-run lists the files
+it would write and writes nothing. Detected by (command, folder):
+` + agentDetect() + `
+
+With an agent named, merge mem's hook entries into the agent's settings file, keeping everything else in it, or write
 mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
 A settings file or backup that is a link, FIFO or device, or a project folder that leads out of the
 project, is refused and nothing is written. Settings files (user scope, project scope):
@@ -39,9 +45,16 @@ as <file>.mem.bak. Links, FIFOs and devices are refused as by install.`
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: install.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return runInstallAll(app, o)
+			}
 			o.Agent = args[0]
 			return runInstall(app, o, remove)
 		},
+	}
+	if !remove {
+		cmd.Use = "install [" + strings.Join(install.Names(), "|") + "]"
+		cmd.Args = cobra.MaximumNArgs(1)
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Scope, "scope", install.ScopeUser, "user (your settings) or project (the project's settings, to commit)")
@@ -112,6 +125,20 @@ func agentFiles(file func(install.Agent) install.Paths) string {
 	for _, a := range install.All.Get() {
 		ps := file(a)
 		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, ps.User(home), ps.Project)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// agentDetect lists, for install's help, how each agent is found.
+func agentDetect() string {
+	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
+	var b strings.Builder
+	for _, a := range install.All.Get() {
+		var dirs []string
+		if a.Detect.Dirs != nil {
+			dirs = a.Detect.Dirs(home)
+		}
+		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, strings.Join(a.Detect.Commands, " "), strings.Join(dirs, " "))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -22,6 +22,7 @@ func Codex() Agent {
 		}},
 		Notes: []string{"Codex runs a hook only once you trust it: start codex, type /hooks and trust mem's hooks " +
 			"(once, and again after reinstalling; codex exec --dangerously-bypass-hook-trust skips the check)"},
+		Detect: Detect{Commands: []string{"codex"}, Dirs: func(p Places) []string { return []string{codexHome(p)} }},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(codexHome(p), "config.toml") },
 			Project: filepath.Join(".codex", "config.toml"),

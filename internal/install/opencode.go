@@ -22,6 +22,9 @@ func OpenCode() Agent {
 			Project: filepath.Join(".opencode", "plugins", "mem.js"),
 		},
 		Hooks: opencodePlugin{},
+		Detect: Detect{Commands: []string{"opencode"}, Dirs: func(p Places) []string {
+			return []string{filepath.Join(p.ConfigHome, "opencode")}
+		}},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "opencode.json") },
 			Project: "opencode.json",
