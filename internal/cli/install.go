@@ -27,10 +27,11 @@ per agent what was written and what is left to do (Codex: trust the hooks). --dr
 it would write and writes nothing. Detected by (command, folder):
 ` + agentDetect() + `
 
-With an agent named, merge mem's hook entries into the agent's settings file, keeping everything else in it, or write
-mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
-A settings file or backup that is a link, FIFO or device, or a project folder that leads out of the
-project, is refused and nothing is written. Settings files (user scope, project scope):
+With an agent named, merge mem's hook entries into the agent's settings file, keeping everything
+else in it, or write mem's OpenCode plugin (its MCP server: mem install-mcp). Running it again changes
+nothing; the previous file is kept as <file>.mem.bak. A settings file or backup that is a link, FIFO
+or device, or a project folder that leads out of the project, is refused and nothing is written.
+Settings files (user scope, project scope):
 ` + agentFiles(func(a install.Agent) install.Paths { return a.Settings })
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
