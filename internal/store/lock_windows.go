@@ -3,52 +3,11 @@
 package store
 
 import (
-	"context"
-	"database/sql"
-	"fmt"
 	"os"
-	"time"
 
 	"github.com/memhq/mem/internal/fsafe"
 )
 
-// fileLocker is a goose Locker that holds an exclusive lock (LockFileEx) on
-// a file beside the database while migrations run, so concurrent processes
-// migrate one after another, as flock does on unix.
-type fileLocker struct {
-	path string
-	f    *os.File
-}
-
-func (l *fileLocker) Lock(ctx context.Context, _ *sql.DB) error {
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("opening migration lock %s: %w", l.path, mapOSError(err))
-	}
-	for {
-		ok, err := fsafe.TryLock(f)
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("locking %s: %w", l.path, err)
-		}
-		if ok {
-			l.f = f
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return fmt.Errorf("waiting for migration lock %s: %w", l.path, ctx.Err())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-}
-
-func (l *fileLocker) Unlock(context.Context, *sql.DB) error {
-	if l.f == nil {
-		return nil
-	}
-	err := l.f.Close() // closing the handle releases the lock
-	l.f = nil
-	return err
-}
+// tryLock takes an exclusive LockFileEx lock on f without waiting: false
+// when another process holds it.
+func tryLock(f *os.File) (bool, error) { return fsafe.TryLock(f) }

@@ -26,4 +26,3 @@ func processExists(pid int) bool {
 
 // stillActive is the exit code (STILL_ACTIVE) of a process still running.
 const stillActive = 259
-
