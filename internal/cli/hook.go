@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -278,13 +279,7 @@ func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 	h.Context = hookContext(cfg, h.Now)
 }
 
-func homeDir(getenv func(string) string) string {
-	if h := getenv("HOME"); h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
+func homeDir(getenv func(string) string) string { return config.HomeFor(runtime.GOOS, getenv) }
 
 // switchSettings reads the global switches from the configuration.
 func switchSettings(cfg *config.Config, getenv func(string) string) switches.Settings {

@@ -28,6 +28,8 @@ func hookCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"hookstorm": cmdHookStorm,
 		"envq":      cmdEnvQ,
 		"dbgrep":    cmdDBGrep,
+		"treesum":   cmdTreeSum,
+		"onlypath":  cmdOnlyPath,
 	}
 }
 

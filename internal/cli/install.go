@@ -21,13 +21,19 @@ type installOptions struct {
 func newInstallCmd(app *App, remove bool) *cobra.Command {
 	var o installOptions
 	use, short := "install", "Set an agent up to run mem's hooks (merged into its own settings file)"
-	long := `Merge mem's hook entries into the agent's settings file, keeping everything else in it, or write
-mem's OpenCode plugin. Running it again changes nothing; the previous file is kept as <file>.mem.bak.
-A settings file or backup that is a link, FIFO or device, or a project folder that leads out of the
-project, is refused and nothing is written. Codex runs a user's hooks only once they are trusted:
-in user scope, install also records that trust for exactly the hooks it added in Codex's
-config.toml, as /hooks in Codex would (mem doctor checks it). Settings files (user scope, project
-scope):
+	long := `With no agent named, find the agents on this machine (their command on PATH or their settings
+folder) and wire each one: its hooks as below and mem's MCP server as install-mcp writes it, then say
+per agent what was written and what is left to do (Codex: trust the hooks). --dry-run lists the files
+it would write and writes nothing. Detected by (command, folder):
+` + agentDetect() + `
+
+With an agent named, merge mem's hook entries into the agent's settings file, keeping everything
+else in it, or write mem's OpenCode plugin (its MCP server: mem install-mcp). Running it again changes
+nothing; the previous file is kept as <file>.mem.bak. A settings file or backup that is a link, FIFO
+or device, or a project folder that leads out of the project, is refused and nothing is written.
+Codex runs a user's hooks only once they are trusted: in user scope, install also records that
+trust for exactly the hooks it added in Codex's config.toml, as /hooks in Codex would (mem doctor
+checks it). Settings files (user scope, project scope):
 ` + agentFiles(func(a install.Agent) install.Paths { return a.Settings })
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
@@ -43,9 +49,16 @@ FIFOs and devices are refused as by install.`
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: install.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return runInstallAll(app, o)
+			}
 			o.Agent = args[0]
 			return runInstall(app, o, remove)
 		},
+	}
+	if !remove {
+		cmd.Use = "install [" + strings.Join(install.Names(), "|") + "]"
+		cmd.Args = cobra.MaximumNArgs(1)
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Scope, "scope", install.ScopeUser, "user (your settings) or project (the project's settings, to commit)")
@@ -80,7 +93,7 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	}
 	// Trust is worked out before anything is written, so that a refusal
 	// leaves both files as they were.
-	trust, err := trustPlan(app, o, plan, bin, remove)
+	trust, err := trustPlan(app, o, plan, bin, remove, readFile)
 	if err != nil {
 		return err
 	}
@@ -97,10 +110,14 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	return printPlan(app, plan, o, remove, backup, trust, trustBackup)
 }
 
+// readFile reads a settings file as install does (nil when it is absent).
+func readFile(path string) ([]byte, error) { return install.Read(path, "") }
+
 // trustPlan is the plan that records (or takes out) the trust an agent
 // needs in mem's hooks before it runs them (nil for an agent or scope that
-// needs none): for the hooks plan installs, or those it removes.
-func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remove bool) (*install.Plan, error) {
+// needs none): for the hooks plan installs, or those it removes. read gives
+// the trust file's content as it will be when the plan is applied.
+func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remove bool, read func(string) ([]byte, error)) (*install.Plan, error) {
 	t := install.TrustFor(o.Agent, o.Scope)
 	if t == nil {
 		return nil, nil
@@ -121,7 +138,7 @@ func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remov
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("finding where %s keeps its hooks: %w", hooks.Agent, err))
 	}
-	before, err := install.Read(path, "")
+	before, err := read(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -168,6 +185,20 @@ func agentFiles(file func(install.Agent) install.Paths) string {
 	for _, a := range install.All.Get() {
 		ps := file(a)
 		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, ps.User(home), ps.Project)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// agentDetect lists, for install's help, how each agent is found.
+func agentDetect() string {
+	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
+	var b strings.Builder
+	for _, a := range install.All.Get() {
+		var dirs []string
+		if a.Detect.Dirs != nil {
+			dirs = a.Detect.Dirs(home)
+		}
+		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, strings.Join(a.Detect.Commands, " "), strings.Join(dirs, " "))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -105,7 +105,7 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&app.dbFlag, "db", "", "database file (env MEM_DB; default ~/.local/share/mem/mem.db)")
+	pf.StringVar(&app.dbFlag, "db", "", "database file (env MEM_DB; default mem.db in the data folder: ~/.local/share/mem on Linux, ~/Library/Application Support/mem on macOS, %LOCALAPPDATA%\\mem on Windows)")
 	pf.StringVar(&app.projectFlag, "project", "", "project key (env MEM_PROJECT; default: resolved from the working directory)")
 	pf.BoolVar(&app.JSON, "json", false, "print JSON")
 

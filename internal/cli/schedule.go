@@ -128,19 +128,7 @@ func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions
 
 // detectScheduler picks the scheduler this machine runs.
 func detectScheduler(ctx context.Context, run schedule.Runner) (schedule.Scheduler, error) {
-	switch runtime.GOOS {
-	case "darwin":
-		return schedule.Launchd, nil
-	case "windows":
-		return schedule.Schtasks, nil
-	}
-	if _, err := run(ctx, nil, "systemctl", "--user", "show-environment"); err == nil {
-		return schedule.Systemd, nil
-	}
-	if _, err := exec.LookPath("crontab"); err == nil {
-		return schedule.Cron, nil
-	}
-	return "", errors.New("found no scheduler (a systemd user session or crontab); pass --scheduler")
+	return schedule.Detect(ctx, runtime.GOOS, run, exec.LookPath)
 }
 
 func schedulePlaces(app *App) (schedule.Places, error) {

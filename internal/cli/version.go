@@ -10,8 +10,13 @@ import (
 	"github.com/memhq/mem/internal/store"
 )
 
-// Version is mem's release version; release builds set it with -ldflags.
-const Version = "0.1.0-dev"
+// Version and Commit are stamped by scripts/release (-ldflags -X); a plain
+// go build or go install leaves Version as is and Commit empty, and the
+// commit then comes from the build's VCS stamp when it has one.
+var (
+	Version = "0.1.0-dev"
+	Commit  = ""
+)
 
 func newVersionCmd(app *App) *cobra.Command {
 	return &cobra.Command{
@@ -19,10 +24,10 @@ func newVersionCmd(app *App) *cobra.Command {
 		Short: "Print mem's version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			commit := ""
+			commit := Commit
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" {
+					if s.Key == "vcs.revision" && commit == "" {
 						commit = s.Value
 					}
 				}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,24 +51,92 @@ type Dirs struct {
 	Data, State, Config string
 }
 
-// UserDirs follows the XDG base directory variables, falling back to
-// ~/.local/share, ~/.local/state and ~/.config.
+// UserDirs returns mem's folders for this OS; DirsFor says which.
 func UserDirs(getenv func(string) string) Dirs {
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	pick := func(env, fallback string) string {
-		if v := getenv(env); v != "" && filepath.IsAbs(v) {
-			return filepath.Join(v, "mem")
+	return DirsFor(runtime.GOOS, getenv, func(dir string) bool {
+		fi, err := os.Stat(dir)
+		return err == nil && fi.IsDir()
+	})
+}
+
+// DirsFor returns mem's folders on goos. An absolute XDG_DATA_HOME,
+// XDG_STATE_HOME or XDG_CONFIG_HOME is followed on every OS. Otherwise:
+//
+//	linux, BSDs  ~/.local/share/mem, ~/.local/state/mem, ~/.config/mem
+//	darwin       ~/Library/Application Support/mem (data and config),
+//	             ~/Library/Logs/mem (state: the logs)
+//	windows      %LOCALAPPDATA%\mem (data), %LOCALAPPDATA%\mem\logs (state),
+//	             %APPDATA%\mem (config)
+//
+// On darwin a folder an earlier mem made at the XDG place (~/.local/share/mem,
+// ~/.config/mem), as exists tells, stays in use, so its database is not left
+// behind.
+func DirsFor(goos string, getenv func(string) string, exists func(string) bool) Dirs {
+	home := HomeFor(goos, getenv)
+	xdg := func(env, fallback string) (string, bool) {
+		if v := getenv(env); absFor(goos, v) {
+			return filepath.Join(v, "mem"), true
 		}
-		return filepath.Join(home, fallback, "mem")
+		return filepath.Join(home, fallback, "mem"), false
 	}
-	return Dirs{
-		Data:   pick("XDG_DATA_HOME", ".local/share"),
-		State:  pick("XDG_STATE_HOME", ".local/state"),
-		Config: pick("XDG_CONFIG_HOME", ".config"),
+	data, dataSet := xdg("XDG_DATA_HOME", filepath.Join(".local", "share"))
+	state, stateSet := xdg("XDG_STATE_HOME", filepath.Join(".local", "state"))
+	conf, confSet := xdg("XDG_CONFIG_HOME", ".config")
+	switch goos {
+	case "darwin":
+		support := filepath.Join(home, "Library", "Application Support", "mem")
+		if !dataSet && !exists(data) {
+			data = support
+		}
+		if !stateSet && !exists(state) {
+			state = filepath.Join(home, "Library", "Logs", "mem")
+		}
+		if !confSet && !exists(conf) {
+			conf = support
+		}
+	case "windows":
+		local := getenv("LOCALAPPDATA")
+		if !absFor(goos, local) {
+			local = filepath.Join(home, "AppData", "Local")
+		}
+		roaming := getenv("APPDATA")
+		if !absFor(goos, roaming) {
+			roaming = filepath.Join(home, "AppData", "Roaming")
+		}
+		if !dataSet {
+			data = filepath.Join(local, "mem")
+		}
+		if !stateSet {
+			state = filepath.Join(local, "mem", "logs")
+		}
+		if !confSet {
+			conf = filepath.Join(roaming, "mem")
+		}
 	}
+	return Dirs{Data: data, State: state, Config: conf}
+}
+
+// absFor tells an absolute path by the rules of goos, on any OS.
+func absFor(goos, p string) bool {
+	if goos == "windows" {
+		return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') || strings.HasPrefix(p, `\\`)
+	}
+	return strings.HasPrefix(p, "/")
+}
+
+// HomeFor returns the user's home folder on goos: HOME (on windows
+// USERPROFILE first), else what the OS says for this process.
+func HomeFor(goos string, getenv func(string) string) string {
+	if goos == "windows" {
+		if h := getenv("USERPROFILE"); h != "" {
+			return h
+		}
+	}
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // Settings is the typed configuration. Defaults writes its default values;

@@ -22,6 +22,7 @@ type Agent struct {
 	Trust    *Trust       // where the agent keeps trust in mem's hooks, if it asks for it
 	MCPFile  Paths        // the file its MCP servers are listed in
 	MCP      MCP          // how mem's server entry is written there
+	Detect   Detect       // how mem install with no agent named finds it
 }
 
 // All is every agent, in the order usage lists them. It is built on first

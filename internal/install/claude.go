@@ -24,6 +24,9 @@ func Claude() Agent {
 			{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},
 			{"PreCompact", ""}, {"Stop", ""}, {"SubagentStop", ""}, {"SessionEnd", ""},
 		}},
+		Detect: Detect{Commands: []string{"claude"}, Dirs: func(p Places) []string {
+			return []string{filepath.Join(p.Home, ".claude")}
+		}},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(p.Home, ".claude.json") },
 			Project: ".mcp.json",

@@ -28,6 +28,7 @@ func Codex() Agent {
 			ProjectNote: "Codex runs a project's hooks only once each user trusts them: start codex in the project, " +
 				"type /hooks and trust mem's hooks (again after they change; codex exec --dangerously-bypass-hook-trust skips the check)",
 		},
+		Detect: Detect{Commands: []string{"codex"}, Dirs: func(p Places) []string { return []string{codexHome(p)} }},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(codexHome(p), "config.toml") },
 			Project: filepath.Join(".codex", "config.toml"),

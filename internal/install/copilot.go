@@ -35,6 +35,7 @@ func Copilot() Agent {
 		}},
 		Notes: []string{"Copilot runs a repository's hooks (.github/hooks) and MCP servers only in a folder you trusted; " +
 			"with copilot -p, set GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true for project-scope hooks"},
+		Detect: Detect{Commands: []string{"copilot"}, Dirs: func(p Places) []string { return []string{copilotHome(p)} }},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(copilotHome(p), "mcp-config.json") },
 			Project: filepath.Join(".github", "mcp.json"),

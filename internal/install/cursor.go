@@ -28,6 +28,9 @@ func Cursor() Agent {
 			e.set("command", cmd)
 			return e
 		}},
+		Detect: Detect{Commands: []string{"cursor-agent", "cursor"}, Dirs: func(p Places) []string {
+			return []string{filepath.Join(p.Home, ".cursor")}
+		}},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(p.Home, ".cursor", "mcp.json") },
 			Project: filepath.Join(".cursor", "mcp.json"),

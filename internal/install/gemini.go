@@ -24,6 +24,9 @@ func Gemini() Agent {
 			{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|grep_search|search_file_content|list_directory"},
 			{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},
 		}},
+		Detect: Detect{Commands: []string{"gemini"}, Dirs: func(p Places) []string {
+			return []string{filepath.Join(p.Home, ".gemini")}
+		}},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(p.Home, ".gemini", "settings.json") },
 			Project: filepath.Join(".gemini", "settings.json"),

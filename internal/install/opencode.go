@@ -27,6 +27,9 @@ func OpenCode() Agent {
 		Notes: []string{"OpenCode installs its plugin SDK with npm into its config folder and, once any plugin " +
 			"is there, waits for that install before its first request: the first start after this takes as " +
 			"long as that install, and with no npm registry reachable every start waits for it to fail"},
+		Detect: Detect{Commands: []string{"opencode"}, Dirs: func(p Places) []string {
+			return []string{filepath.Join(p.ConfigHome, "opencode")}
+		}},
 		MCPFile: Paths{
 			User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "opencode.json") },
 			Project: "opencode.json",

@@ -10,6 +10,7 @@ package schedule
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -284,14 +285,36 @@ func (j Job) plist() string {
 `, Label, text.EscapeXML(j.Shell()), j.Hour, j.Minute)
 }
 
-// windowsCommand is the task's command line: mem itself, its report
-// appended to the log by cmd.
+// windowsCommand is the task's command line: cmd makes the log's folder,
+// runs mem and appends its report to the log. It begins with "if", not a
+// quote: cmd /c drops the first and last quote of a line that begins with
+// one and holds more than two.
 func (j Job) windowsCommand() string {
+	dir := `"` + j.Log[:max(strings.LastIndexAny(j.Log, `\/`), 0)] + `"`
 	args := `"` + j.Mem + `" summarize --pending`
 	if j.DB != "" {
 		args += ` --db "` + j.DB + `"`
 	}
-	return `cmd /c ` + args + ` >> "` + j.Log + `" 2>&1`
+	return `cmd /c if not exist ` + dir + ` mkdir ` + dir + ` & ` + args + ` >> "` + j.Log + `" 2>&1`
+}
+
+// Detect picks the scheduler of goos: launchd on darwin, the task
+// scheduler on windows, elsewhere a systemd user session when systemctl
+// answers, else cron when crontab is on PATH (lookPath finds it).
+func Detect(ctx context.Context, goos string, run Runner, lookPath func(string) (string, error)) (Scheduler, error) {
+	switch goos {
+	case "darwin":
+		return Launchd, nil
+	case "windows":
+		return Schtasks, nil
+	}
+	if _, err := run(ctx, nil, "systemctl", "--user", "show-environment"); err == nil {
+		return Systemd, nil
+	}
+	if _, err := lookPath("crontab"); err == nil {
+		return Cron, nil
+	}
+	return "", errors.New("found no scheduler (a systemd user session or crontab); pass --scheduler")
 }
 
 // Runner runs a command with stdin and returns its standard output; a

@@ -85,3 +85,70 @@ func TestApply(t *testing.T) {
 		t.Errorf("uninstall ran %q", ran)
 	}
 }
+
+// Each OS gets its own scheduler; on Linux, the one that answers.
+func TestDetect(t *testing.T) {
+	ok := func(context.Context, []byte, string, ...string) ([]byte, error) { return nil, nil }
+	fails := func(context.Context, []byte, string, ...string) ([]byte, error) { return nil, os.ErrNotExist }
+	found := func(string) (string, error) { return "/usr/bin/crontab", nil }
+	missing := func(string) (string, error) { return "", os.ErrNotExist }
+	for _, c := range []struct {
+		goos     string
+		run      Runner
+		lookPath func(string) (string, error)
+		want     Scheduler
+	}{
+		{"darwin", fails, missing, Launchd},
+		{"windows", fails, missing, Schtasks},
+		{"linux", ok, found, Systemd},
+		{"linux", fails, found, Cron},
+		{"freebsd", fails, found, Cron},
+		{"linux", fails, missing, ""},
+	} {
+		got, err := Detect(context.Background(), c.goos, c.run, c.lookPath)
+		if got != c.want || (err == nil) != (c.want != "") {
+			t.Errorf("Detect(%s) = %q, %v; want %q", c.goos, got, err, c.want)
+		}
+	}
+}
+
+// Windows: the task runs cmd, which makes the log's folder first; the line
+// does not begin with a quote, which cmd /c would strip.
+func TestWindowsTask(t *testing.T) {
+	j := Job{Mem: `C:\Users\a b\AppData\Roaming\npm\node_modules\@memhq\mem-win32-x64\bin\mem.exe`,
+		DB: `D:\mem\mem.db`, Log: `C:\Users\a b\AppData\Local\mem\logs\summarize.log`, Hour: 3, Minute: 7}
+	plan := Install(Schtasks, j, Places{})
+	want := []string{"schtasks", "/Create", "/F", "/SC", "DAILY", "/TN", Name, "/ST", "03:07", "/TR",
+		`cmd /c if not exist "C:\Users\a b\AppData\Local\mem\logs" mkdir "C:\Users\a b\AppData\Local\mem\logs" & ` +
+			`"C:\Users\a b\AppData\Roaming\npm\node_modules\@memhq\mem-win32-x64\bin\mem.exe" summarize --pending --db "D:\mem\mem.db"` +
+			` >> "C:\Users\a b\AppData\Local\mem\logs\summarize.log" 2>&1`}
+	if len(plan.Commands) != 1 || strings.Join(plan.Commands[0], "\n") != strings.Join(want, "\n") {
+		t.Errorf("schtasks command\n%q\nwant\n%q", plan.Commands, want)
+	}
+	if len(plan.Files) != 0 {
+		t.Errorf("the task scheduler keeps no file of mem's: %v", plan.Files)
+	}
+	if u := Uninstall(Schtasks, Places{}); strings.Join(u.Commands[0], " ") != "schtasks /Delete /F /TN "+Name {
+		t.Errorf("uninstall: %v", u.Commands)
+	}
+}
+
+// macOS: a launchd agent in ~/Library/LaunchAgents, loaded into the user's
+// GUI domain.
+func TestLaunchdPlaces(t *testing.T) {
+	p := Places{Home: "/Users/a", ConfigHome: "/Users/a/.config", UID: 501}
+	plan := Install(Launchd, Job{Mem: "/usr/local/bin/mem", Log: "/Users/a/Library/Logs/mem/summarize.log", Hour: 3, Minute: 17}, p)
+	plist := "/Users/a/Library/LaunchAgents/" + Label + ".plist"
+	if len(plan.Files) != 1 || plan.Files[0].Path != plist {
+		t.Fatalf("files %v, want %s", plan.Files, plist)
+	}
+	for _, want := range []string{"<key>Hour</key>\n\t\t<integer>3</integer>", "<key>Minute</key>\n\t\t<integer>17</integer>",
+		"&gt;&gt;'/Users/a/Library/Logs/mem/summarize.log'"} {
+		if !strings.Contains(string(plan.Files[0].Content), want) {
+			t.Errorf("plist lacks %q:\n%s", want, plan.Files[0].Content)
+		}
+	}
+	if got := strings.Join(plan.Commands[1], " "); got != "launchctl bootstrap gui/501 "+plist {
+		t.Errorf("load command %q", got)
+	}
+}
