@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,12 @@ arrived, each once. mem doctor counts the events waiting.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Flags are the hook's own to parse: help is asked for only
+			// with no agent named, as no editor calls it.
+			if agent, _ := hookArgs(args); agent == "" && (slices.Contains(args, "--help") || slices.Contains(args, "-h")) {
+				cmd.SetOut(app.Out) // Main discards cobra's own output for mem hook
+				return cmd.Help()
+			}
 			runHook(cmd.Context(), app, args, time.Now())
 			return nil
 		},
