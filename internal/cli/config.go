@@ -27,14 +27,17 @@ logs the line, and goes on.`,
 		Long: `Show every effective setting and where it came from (flag, env, file, default), how the
 project was resolved, and whether injection and capture are on for it and why.
 
-The config file is MEM_CONFIG, else $XDG_CONFIG_HOME/mem/config.toml (~/.config/mem/config.toml):
-key = value lines under [section] headers, for example
+The config file is MEM_CONFIG, else $XDG_CONFIG_HOME/mem/config.toml (~/.config/mem/config.toml;
+~/Library/Application Support/mem on macOS, %APPDATA%\mem on Windows): key = value lines under
+[section] headers, for example
 
   [inject]
   budget = 1500
 
 Values are shown as mem reads them (1500ms as 1.5s). The keys, with their defaults (the folders
-follow XDG_DATA_HOME and XDG_STATE_HOME) and what they accept:
+as on Linux, following XDG_DATA_HOME and XDG_STATE_HOME; macOS uses ~/Library/Application
+Support/mem and ~/Library/Logs/mem, Windows %LOCALAPPDATA%\mem and %LOCALAPPDATA%\mem\logs) and
+what they accept:
 
 ` + keyReference(),
 		Args: cobra.NoArgs,
