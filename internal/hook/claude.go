@@ -74,7 +74,7 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 	case "Stop":
 		ev.Kind, ev.Message = KindStop, text(e.LastMessage)
 		if c.agent == AgentCodex {
-			ev.Patches = codexShellPatches(text(e.Transcript), text(e.TurnID))
+			ev.Transcript, ev.TurnID = text(e.Transcript), text(e.TurnID)
 		}
 	case "SubagentStop":
 		ev.Kind, ev.Message = KindSubagentStop, text(e.LastMessage)

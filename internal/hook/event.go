@@ -52,9 +52,11 @@ type Event struct {
 	Prompt     string
 	Call       capture.Call
 	Message    string // the agent's last message (Stop, AfterAgent)
-	// Patches are edits the turn made that no tool event reported (Codex's
-	// apply_patch run through its shell), given at Stop.
-	Patches []capture.Call `json:",omitempty"`
+	// Transcript and TurnID name, at a Codex Stop, where the turn's edits
+	// that no tool event reported are (apply_patch run through its shell);
+	// they are read when the event is recorded, only with capture on.
+	Transcript string `json:",omitempty"`
+	TurnID     string `json:",omitempty"`
 }
 
 // Reply is what mem answers.

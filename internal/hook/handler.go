@@ -412,7 +412,7 @@ func (t *turn) record(ctx context.Context) error {
 			}
 		}
 	case KindStop:
-		for _, c := range t.ev.Patches {
+		for _, c := range codexShellPatches(t.ev.Transcript, t.ev.TurnID) {
 			if err := t.toolCall(ctx, c); err != nil {
 				return err
 			}
