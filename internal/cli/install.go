@@ -246,8 +246,8 @@ func applyPlan(p install.Plan, root string, dryRun bool) (backup string, err err
 
 func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup string, trust *install.Plan, trustBackup string) error {
 	notes := p.Notes
-	if a, ok := install.Lookup(p.Agent); ok && a.Trust != nil && o.Scope == install.ScopeProject && !remove {
-		notes = append(notes, a.Trust.ProjectNote)
+	if a, ok := install.Lookup(p.Agent); ok && !remove {
+		notes = a.NotesFor(o.Scope)
 	}
 	if app.JSON {
 		out := map[string]any{"agent": p.Agent, "path": p.Path, "changed": p.Changed,

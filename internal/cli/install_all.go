@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/memhq/mem/internal/install"
@@ -94,10 +93,7 @@ func lookedFor(p install.Places) string {
 // go into the same file (Gemini), that file is written once, with one
 // backup of what it held before.
 func wireAgent(app *App, f install.Found, o installOptions, bin string) wired {
-	w := wired{Agent: f.Agent.Name, Found: f.Why, Notes: slices.Clone(f.Agent.Notes)}
-	if f.Agent.Trust != nil && o.Scope == install.ScopeProject {
-		w.Notes = append(w.Notes, f.Agent.Trust.ProjectNote)
-	}
+	w := wired{Agent: f.Agent.Name, Found: f.Why, Notes: f.Agent.NotesFor(o.Scope)}
 	fail := func(err error) wired {
 		w.failed, w.Error = err, oneLine(err.Error())
 		return w

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -56,6 +57,17 @@ func TrustFor(agent, scope string) *Trust {
 		return nil
 	}
 	return a.Trust
+}
+
+// NotesFor are what a user must still do after mem's hooks are installed
+// for a in scope: a's notes and, in project scope, how to trust the hooks
+// where a runs them only once trusted.
+func (a Agent) NotesFor(scope string) []string {
+	notes := slices.Clone(a.Notes)
+	if a.Trust != nil && scope == ScopeProject {
+		notes = append(notes, a.Trust.ProjectNote)
+	}
+	return notes
 }
 
 // HooksTrust lists mem's hooks in settings (the content of the agent's
