@@ -9,9 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/team"
-	"github.com/memhq/mem/internal/termsafe"
 )
 
 type syncOptions struct {
@@ -179,10 +178,5 @@ func runSyncStatus(ctx context.Context, app *App, o syncOptions) error {
 
 // logBackground appends a background sync's problem to the hook log.
 func logBackground(app *App, err error) {
-	f, ferr := fsafe.OpenAppend(app.cfg.Settings.Hook.Log, 0o600)
-	if ferr != nil {
-		return
-	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s mem sync: %s\n", app.Now().UTC().Format(time.RFC3339), termsafe.Line(oneLine(err.Error())))
+	(&hook.Logger{Path: app.cfg.Settings.Hook.Log, Now: app.Now}).Printf(hook.Event{Agent: "sync"}, "%v", err)
 }

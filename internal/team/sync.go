@@ -63,6 +63,23 @@ func (o *Options) defaults() {
 // its cursor.
 func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 	o.defaults()
+	shared, err := db.SharedProjects(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	projects := shared
+	if len(o.Projects) > 0 {
+		projects = nil
+		for _, p := range o.Projects {
+			if !slices.Contains(shared, p) {
+				return Result{}, memory.Invalid("project", "a shared project (mem share)", p)
+			}
+			projects = append(projects, p)
+		}
+	}
+	if len(projects) == 0 {
+		return Result{}, nil // nothing shared: the cluster is not even asked
+	}
 	c, err := newClient(o.Remote)
 	if err != nil {
 		return Result{}, err
@@ -79,20 +96,6 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Cluster: cluster, Origin: origin}
-	shared, err := db.SharedProjects(ctx)
-	if err != nil {
-		return res, err
-	}
-	projects := shared
-	if len(o.Projects) > 0 {
-		projects = nil
-		for _, p := range o.Projects {
-			if !slices.Contains(shared, p) {
-				return res, memory.Invalid("project", "a shared project (mem share)", p)
-			}
-			projects = append(projects, p)
-		}
-	}
 	for _, p := range projects {
 		pr := ProjectResult{Project: p}
 		st, err := db.BeginSync(ctx, cluster, p)
@@ -126,6 +129,7 @@ const kindTombstone = "tombstone"
 func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, origin, project string, mark int64) (int, error) {
 	total := 0
 	var buf bytes.Buffer
+	enc := interchange.NewEncoder(&buf) // flushed into buf for each record
 	for {
 		out, last, err := db.Outbox(ctx, project, mark, o.Batch)
 		if err != nil {
@@ -143,7 +147,6 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			kind, id, body := kindTombstone, "", ""
 			if !r.Tombstone {
 				buf.Reset()
-				enc := interchange.NewEncoder(&buf)
 				if err := enc.Encode(*r.Record); err != nil {
 					return total, err
 				}
