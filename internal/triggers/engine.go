@@ -305,13 +305,11 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 		return out, nil
 	}
 	texts := make([]string, len(searched))
-	terms := make([][]string, len(searched))
 	for i, t := range searched {
 		texts[i] = t.Text
 		if t.Kind == KindPath {
 			texts[i] = filepath.Base(t.Text)
 		}
-		terms[i] = queryTerms(texts[i])
 	}
 	q := search.Query{Text: strings.Join(texts, " "), Project: s.Project, Kinds: []search.Kind{search.KindObservation},
 		Limit: maxSearchHits, Ranking: promptRanking()}
@@ -320,18 +318,20 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 		return nil, fmt.Errorf("searching memory for %q: %w", q.Text, err)
 	}
 	top := 0.0
+	words := make([]string, len(hits)) // each hit's text, "" for one with no observation
 	docs := make([]string, 0, len(hits))
-	for _, h := range hits {
+	for i, h := range hits {
 		top = max(top, h.Score)
 		if h.Observation != nil {
-			docs = append(docs, observationWords(*h.Observation))
+			words[i] = observationWords(*h.Observation)
+			docs = append(docs, words[i])
 		}
 	}
-	weights := make([]map[string]float64, len(terms))
+	weights := make([]map[string]float64, len(searched))
 	for _, i := range judged {
-		weights[i] = TermWeights(terms[i], docs)
+		weights[i] = TermWeights(queryTerms(texts[i]), docs)
 	}
-	for _, h := range hits {
+	for j, h := range hits {
 		if h.Observation == nil {
 			continue
 		}
@@ -340,9 +340,8 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 			rank = h.Score / top
 		}
 		rel := 0.0
-		text := observationWords(*h.Observation)
 		for _, i := range judged {
-			rel = max(rel, Relevance(weights[i], text, rank))
+			rel = max(rel, Relevance(weights[i], words[j], rank))
 		}
 		out = append(out, candidate{obs: *h.Observation, relevance: rel})
 	}
