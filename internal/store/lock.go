@@ -1,5 +1,3 @@
-//go:build unix || windows
-
 package store
 
 import (
@@ -8,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/memhq/mem/internal/fsafe"
 )
 
 // fileLocker is a goose Locker that holds an exclusive lock (flock, on
@@ -27,7 +27,7 @@ func (l *fileLocker) Lock(ctx context.Context, _ *sql.DB) error {
 	// The locks have no timeout; poll the non-blocking form until the
 	// context ends.
 	for {
-		held, err := tryLock(f)
+		held, err := fsafe.TryLock(f)
 		if err != nil {
 			f.Close()
 			return fmt.Errorf("locking %s: %w", l.path, err)
