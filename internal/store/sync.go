@@ -99,44 +99,63 @@ type SyncState struct {
 	Known    bool      `json:"known"` // the project was synced with this cluster before
 }
 
-// BeginSync makes sure a project has a state against a cluster. The first
-// time, every record of the project, and every tombstone, is queued for the
-// push, so a project shared after it had records sends them all.
+// BeginSync makes sure a project has a state against a cluster and returns
+// its cursors (Pending is not counted). The first time, every record of the
+// project, and every tombstone, is queued for the push, so a project shared
+// after it had records sends them all.
 func (db *DB) BeginSync(ctx context.Context, cluster, project string) (SyncState, error) {
+	st := SyncState{Cluster: cluster, Project: project, Known: true}
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO sync_state (cluster, project) VALUES (?, ?) ON CONFLICT DO NOTHING`,
 			cluster, project)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		var mark int64
-		if err := tx.GetContext(ctx, &mark, `SELECT coalesce(max(id), 0) FROM sync_log`); err != nil {
-			return err
-		}
-		for _, q := range []string{
-			`INSERT INTO sync_log (key, project) SELECT 'session:' || id, project FROM sessions WHERE project = ?1 ORDER BY started_at, id`,
-			`INSERT INTO sync_log (key, project) SELECT 'observation:' || uuid, project FROM observations WHERE project = ?1 ORDER BY id`,
-			`INSERT INTO sync_log (key, project) SELECT 'summary:' || session_id, project FROM summaries WHERE project = ?1 ORDER BY id`,
-			`INSERT INTO sync_log (key, project) SELECT key, project FROM sync_tombstones WHERE project = ?1 ORDER BY deleted_at`,
-		} {
-			if _, err := tx.ExecContext(ctx, q, project); err != nil {
+		if n, _ := res.RowsAffected(); n == 1 {
+			if err := queueProject(ctx, tx, cluster, project); err != nil {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE sync_state SET pushed = ? WHERE cluster = ? AND project = ?`, mark, cluster, project)
-		return err
+		var cur struct {
+			Pushed   int64 `db:"pushed"`
+			Pulled   int64 `db:"pulled"`
+			SyncedAt int64 `db:"synced_at"`
+		}
+		if err := tx.GetContext(ctx, &cur, `SELECT pushed, pulled, synced_at FROM sync_state WHERE cluster = ? AND project = ?`,
+			cluster, project); err != nil {
+			return err
+		}
+		st.Pushed, st.Pulled = cur.Pushed, cur.Pulled
+		if cur.SyncedAt > 0 {
+			st.SyncedAt = fromMillis(cur.SyncedAt)
+		}
+		return nil
 	})
 	if err != nil {
 		return SyncState{}, fmt.Errorf("starting sync of project %s: %w", project, err)
 	}
-	st, err := db.SyncStates(ctx, cluster, project)
-	if err != nil || len(st) == 0 {
-		return SyncState{}, errors.Join(err, fmt.Errorf("sync state of project %s: %w", project, memory.ErrNotFound))
+	return st, nil
+}
+
+// queueProject queues every record of a project, and every tombstone, for
+// its first push to cluster.
+func queueProject(ctx context.Context, tx *sqlx.Tx, cluster, project string) error {
+	var mark int64
+	if err := tx.GetContext(ctx, &mark, `SELECT coalesce(max(id), 0) FROM sync_log`); err != nil {
+		return err
 	}
-	return st[0], nil
+	for _, q := range []string{
+		`INSERT INTO sync_log (key, project) SELECT 'session:' || id, project FROM sessions WHERE project = ?1 ORDER BY started_at, id`,
+		`INSERT INTO sync_log (key, project) SELECT 'observation:' || uuid, project FROM observations WHERE project = ?1 ORDER BY id`,
+		`INSERT INTO sync_log (key, project) SELECT 'summary:' || session_id, project FROM summaries WHERE project = ?1 ORDER BY id`,
+		`INSERT INTO sync_log (key, project) SELECT key, project FROM sync_tombstones WHERE project = ?1 ORDER BY deleted_at`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, project); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE sync_state SET pushed = ? WHERE cluster = ? AND project = ?`, mark, cluster, project)
+	return err
 }
 
 // SyncStates returns the state of every shared project against a cluster
