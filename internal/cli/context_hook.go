@@ -10,14 +10,14 @@ import (
 	"github.com/memhq/mem/internal/triggers"
 )
 
-// hookContext answers prompts and tool calls with prompt-time context: a
+// HookContext answers prompts and tool calls with prompt-time context: a
 // prompt runs the keyword and memory-trigger sources, a tool call the file
 // sources for the files it read or changed; then the session's pending
 // context is consumed as one block. After a tool call the block is given
 // only to agents that take context there (Claude Code's PostToolUse,
 // Gemini's AfterTool, Copilot's PostToolUse); for the others it waits for
-// the next prompt.
-func hookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
+// the next prompt. scripts/eval measures prompt-time context through it.
+func HookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
 	return func(ctx context.Context, db *store.DB, t hook.ContextTurn) (string, error) {
 		ts := triggers.Session{ID: t.Session.ID, Project: t.Session.Project, Root: t.Root}
 		// Leave room for the separator the hook puts between parts; a
@@ -38,10 +38,4 @@ func hookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
 		}
 		return "", nil
 	}
-}
-
-// HookContext is the ContextFunc `mem hook` runs for prompts and tool calls;
-// scripts/eval measures prompt-time context through it.
-func HookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
-	return hookContext(cfg, now)
 }

@@ -283,7 +283,7 @@ func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 		_, err := summarize.Session(ctx, db, id, summarize.Options{Now: func() time.Time { return at }})
 		return err
 	}
-	h.Context = hookContext(cfg, h.Now)
+	h.Context = HookContext(cfg, h.Now)
 }
 
 func homeDir(getenv func(string) string) string { return config.HomeFor(runtime.GOOS, getenv) }

@@ -132,10 +132,7 @@ var (
 // inline table (which no [mcp_servers.mem] table may extend), are left to
 // the user: rewriting those lines would reformat the user's own.
 func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
-	lines := strings.SplitAfter(string(old), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
+	lines := splitLines(old)
 	top := tomlTopLines(lines)
 	var kept, section []string
 	at := -1 // where mem's table was, in kept
