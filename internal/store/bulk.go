@@ -158,27 +158,26 @@ func (db *DB) indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) e
 // in one statement each, what the summaries_ai and prompts_ai triggers do
 // row by row.
 func indexSummariesPrompts(ctx context.Context, tx *sqlx.Tx, summaries, prompts []int64) error {
-	if len(summaries) > 0 {
-		list, err := json.Marshal(summaries)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO summaries_fts (rowid, request, investigated, learned, completed,
-			next_steps, decisions, concepts, files, text)
-			SELECT id, request, investigated, learned, completed, next_steps, decisions, concepts, files, text
-			FROM summaries WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {
-			return fmt.Errorf("indexing imported summaries: %w", err)
-		}
+	if err := indexRows(ctx, tx, "summaries", "request, investigated, learned, completed, next_steps, decisions, concepts, files, text",
+		summaries); err != nil {
+		return err
 	}
-	if len(prompts) > 0 {
-		list, err := json.Marshal(prompts)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO prompts_fts (rowid, text)
-			SELECT id, text FROM prompts WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {
-			return fmt.Errorf("indexing imported prompts: %w", err)
-		}
+	return indexRows(ctx, tx, "prompts", "text", prompts)
+}
+
+// indexRows adds the rows of table with these ids to its full-text index
+// (table_fts, whose columns are cols).
+func indexRows(ctx context.Context, tx *sqlx.Tx, table, cols string, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+`_fts (rowid, `+cols+`) SELECT id, `+cols+` FROM `+table+`
+		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {
+		return fmt.Errorf("indexing imported %s: %w", table, err)
 	}
 	return nil
 }
