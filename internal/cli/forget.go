@@ -50,7 +50,7 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		}
 	}
 	if modes != 1 {
-		return invalid("forget", "exactly one of: ids, --session S, --whole-project", "")
+		return Invalid("forget", "exactly one of: ids, --session S, --whole-project", "")
 	}
 	var refs []recordRef
 	for _, a := range o.IDs {
@@ -62,7 +62,7 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 	}
 	if o.Session != "" {
 		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return usageErr(err)
+			return UsageErr(err)
 		}
 	}
 	var projectKey string
@@ -73,10 +73,10 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		}
 		projectKey = id.Key
 		if !o.Yes {
-			return invalid("--yes", "given to confirm forgetting every session of project "+projectKey, "")
+			return Invalid("--yes", "given to confirm forgetting every session of project "+projectKey, "")
 		}
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, total)
+		return PrintJSON(app.Out, total)
 	}
 	fmt.Fprintf(app.Out, "forgot %d sessions, %d observations, %d summaries, %d prompts\n",
 		total.Sessions, total.Observations, total.Summaries, total.Prompts)

@@ -198,7 +198,7 @@ func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...
 	h := &hook.Handler{
 		Project: func(dir string) (project.Identity, error) { return project.Resolve(dir, cfg.Settings.Project) },
 		Switches: func(root string) switches.Decision {
-			return switches.Decide(switchSettings(cfg, app.Getenv), root)
+			return switches.Decide(SwitchSettings(cfg, app.Getenv), root)
 		},
 		Getwd:    app.Getwd,
 		Now:      app.Now,
@@ -288,8 +288,8 @@ func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 
 func homeDir(getenv func(string) string) string { return config.HomeFor(runtime.GOOS, getenv) }
 
-// switchSettings reads the global switches from the configuration.
-func switchSettings(cfg *config.Config, getenv func(string) string) switches.Settings {
+// SwitchSettings reads the global switches from the configuration.
+func SwitchSettings(cfg *config.Config, getenv func(string) string) switches.Settings {
 	s := &cfg.Settings
 	src := func(field any) string {
 		o := cfg.Origin(field)

@@ -42,7 +42,7 @@ func parseRef(s string) (recordRef, error) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n < 1 {
-		return recordRef{}, invalid("id", "an observation id (123 or #123), a summary id (S12) or a prompt id (P7)", s)
+		return recordRef{}, Invalid("id", "an observation id (123 or #123), a summary id (S12) or a prompt id (P7)", s)
 	}
 	r.ID = n
 	return r, nil

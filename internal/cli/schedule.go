@@ -68,17 +68,17 @@ func execRunner(ctx context.Context, stdin []byte, name string, args ...string) 
 
 func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions, run schedule.Runner) error {
 	if action != "install" && action != "uninstall" && action != "status" {
-		return invalid("action", "install, uninstall or status", action)
+		return Invalid("action", "install, uninstall or status", action)
 	}
 	at := o.At
 	hour, minute, err := schedule.ParseAt(at)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	var s schedule.Scheduler
 	if o.Scheduler != "" {
 		if s, err = schedule.ParseScheduler(o.Scheduler); err != nil {
-			return usageErr(err)
+			return UsageErr(err)
 		}
 	} else if s, err = detectScheduler(ctx, run); err != nil {
 		return err
@@ -165,7 +165,7 @@ func scheduleJob(app *App, o scheduleOptions, hour, minute int) (schedule.Job, e
 		}
 	}
 	if err := j.Check(); err != nil {
-		return j, usageErr(err)
+		return j, UsageErr(err)
 	}
 	return j, nil
 }
@@ -216,7 +216,7 @@ func scheduleStatus(ctx context.Context, app *App, s schedule.Scheduler, places 
 		}
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"scheduler": s, "installed": installed, "where": where})
+		return PrintJSON(app.Out, map[string]any{"scheduler": s, "installed": installed, "where": where})
 	}
 	if installed {
 		fmt.Fprintf(app.Out, "nightly job: installed (%s: %s)\n", s, where)
