@@ -96,7 +96,9 @@ func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions
 		if err != nil {
 			return err
 		}
-		plan = schedule.Install(s, job, places)
+		if plan, err = schedule.Install(s, job, places); err != nil {
+			return usageErr(err)
+		}
 		plan.Notes = append(plan.Notes, "log: "+job.Log)
 	} else {
 		plan = schedule.Uninstall(s, places)
