@@ -159,6 +159,8 @@ func TestTrustFormsMemDoesNotEditAreRefused(t *testing.T) {
 		"hooks.state.x.trusted_hash = \"a\"\n",
 		"[hooks]\nstate = { }\n",
 		"[hooks.state]\n\"" + fixtureSource + ":stop:0:0\" = { trusted_hash = \"a\" }\n",
+		"[[hooks.state.\"" + fixtureSource + ":stop:0:0\"]]\ntrusted_hash = \"a\"\n",
+		"[[hooks]]\nx = 1\n",
 	} {
 		p, err := InstallTrust("codex", "config.toml", fixtureSource, settings, []byte(conf), "/usr/local/bin/mem")
 		if err == nil || !strings.Contains(err.Error(), "/hooks") || !strings.Contains(err.Error(), "nothing was changed") {
