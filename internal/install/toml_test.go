@@ -160,23 +160,29 @@ func TestCodexTOMLWithCRLF(t *testing.T) {
 }
 
 // mem's MCP table is found however its header is written, and a table
-// after it whose quoted key holds "]" is the user's, kept by uninstall.
+// after it is the user's, kept by install and uninstall, with a comment
+// after its header or a "]" in a quoted key.
 func TestCodexMCPHeaders(t *testing.T) {
 	table := codexMCPTable("/bin/mem", []string{"mcp"})
-	user := "[projects.\"/p/a]b\"] # trusted\ntrust_level = \"trusted\"\n"
-	for _, mem := range []string{
-		"[mcp_servers.mem]\ncommand = \"old\"\n",
-		"[ \"mcp_servers\" . 'mem' ] # mine\ncommand = \"old\"\n",
-		"[mcp_servers.mem]\ncommand = \"old\"\n\n[mcp_servers.mem.env]\nA = \"1\"\n",
+	for _, user := range []string{
+		"[other] # mine\nx = 1\n",
+		"[projects.\"/p/a]b\"]\ntrust_level = \"trusted\"\n",
+		"[[arr]] # one\ny = 2\n",
 	} {
-		before := "model = \"o3\"\n\n" + mem + "\n" + user
-		p, err := InstallMCP("codex", "f", []byte(before), "/bin/mem", []string{"mcp"})
-		if want := "model = \"o3\"\n\n" + table + "\n" + user; err != nil || string(p.After) != want {
-			t.Errorf("install over %q: %v\n%s\nwant\n%s", mem, err, p.After, want)
-		}
-		u, err := UninstallMCP("codex", "f", []byte(before))
-		if want := "model = \"o3\"\n\n" + user; err != nil || string(u.After) != want {
-			t.Errorf("uninstall from %q: %v\n%s\nwant\n%s", before, err, u.After, want)
+		for _, mem := range []string{
+			"[mcp_servers.mem]\ncommand = \"old\"\n",
+			"[ \"mcp_servers\" . 'mem' ] # mine\ncommand = \"old\"\n",
+			"[mcp_servers.mem]\ncommand = \"old\"\n\n[mcp_servers.mem.env]\nA = \"1\"\n",
+		} {
+			before := "model = \"o3\"\n\n" + mem + "\n" + user
+			p, err := InstallMCP("codex", "f", []byte(before), "/bin/mem", []string{"mcp"})
+			if want := "model = \"o3\"\n\n" + table + "\n" + user; err != nil || string(p.After) != want {
+				t.Errorf("install over %q: %v\n%s\nwant\n%s", before, err, p.After, want)
+			}
+			u, err := UninstallMCP("codex", "f", []byte(before))
+			if want := "model = \"o3\"\n\n" + user; err != nil || string(u.After) != want {
+				t.Errorf("uninstall from %q: %v\n%s\nwant\n%s", before, err, u.After, want)
+			}
 		}
 	}
 	if _, err := InstallMCP("codex", "f", []byte("[mcp_servers.mem\n"), "/bin/mem", nil); err == nil ||
