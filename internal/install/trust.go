@@ -121,7 +121,15 @@ func editTrust(agent, path, source string, settings, before []byte, bin string, 
 	if remove && before == nil {
 		return p, nil
 	}
-	after, err := editHookStates(before, hooks, remove)
+	all, err := codexHooks(source, settings, func(*object) bool { return true })
+	if err != nil {
+		return p, err
+	}
+	at := hookPlaces{source: source, hashAt: map[string]string{}}
+	for _, h := range all {
+		at.hashAt[h.Key] = h.Hash
+	}
+	after, err := editHookStates(before, hooks, at, remove)
 	if err != nil {
 		return p, fmt.Errorf("%s: %v; nothing was changed", path, err)
 	}
@@ -387,40 +395,65 @@ func hookStates(conf []byte) (map[string]hookState, error) {
 // end.
 func trustLine(hash, end string) string { return "trusted_hash = " + tomlString(hash) + end }
 
+// hookPlaces is what a hooks.json holds at each key: the hash of the hook
+// there, for every hook whose hash mem computes.
+type hookPlaces struct {
+	source string // the hooks.json as Codex names it in keys
+	hashAt map[string]string
+}
+
+// movedFrom reports whether the state table for key, trusted for hash, is
+// one recorded for one of mem's hooks (by its hash, ours) at a place in
+// source where that hook no longer is: Codex keys a hook by its place, so
+// a hook the user adds before mem's moves mem's to the next key and leaves
+// this table naming another hook, with a hash that is not that hook's.
+func (p hookPlaces) movedFrom(key, trusted string, ours map[string]string) bool {
+	_, isOurs := ours[trusted]
+	return isOurs && strings.HasPrefix(key, p.source+":") && p.hashAt[key] != trusted
+}
+
 // editHookStates records trust for hooks in a config.toml, or takes their
 // state tables out. A hook already trusted with its hash changes nothing; a
 // stale hash is replaced on its line; a hook without a table gets one at the
-// end of the file, after a blank line. Taking out removes each hook's table
-// and the blank line before it, so an install then an uninstall give the
-// file back byte for byte; every other line stays as it was.
-func editHookStates(conf []byte, hooks []HookTrust, remove bool) ([]byte, error) {
+// end of the file, after a blank line. A table mem's hook left behind at a
+// key it moved from is moved to the hook's new key, its other lines (the
+// user's enabled = false) kept, or removed when the new key has a table.
+// Taking out removes each hook's table, and any it left behind, with the
+// blank line before it, so an install then an uninstall give the file back
+// byte for byte; every other line stays as it was.
+func editHookStates(conf []byte, hooks []HookTrust, places hookPlaces, remove bool) ([]byte, error) {
 	d, err := hookTables(conf)
 	if err != nil {
 		return nil, err
 	}
 	lines := d.lines
-	want := map[string]string{}
+	want := map[string]string{}  // mem's hooks: hash by key
+	keyOf := map[string]string{} // and key by hash
 	for _, h := range hooks {
 		want[h.Key] = h.Hash
+		if _, ok := keyOf[h.Hash]; !ok {
+			keyOf[h.Hash] = h.Key
+		}
+	}
+	tables := map[string]bool{}
+	for _, s := range d.sections {
+		tables[hookKey(s)] = true
 	}
 	drop := make([]bool, len(lines))
 	replace := map[int]string{}
 	insert := map[int]string{} // after line
 	found := map[string]bool{}
+	dropTable := func(s tomlSection) {
+		for i := s.start; i < s.end; i++ {
+			drop[i] = true
+		}
+		if b := s.start - 1; b >= 0 && strings.TrimSpace(lines[b]) == "" && !drop[b] {
+			drop[b] = true
+		}
+	}
 	for _, s := range d.sections {
 		key := hookKey(s)
-		hash, ours := want[key]
-		if key == "" || !ours {
-			continue
-		}
-		found[key] = true
-		if remove {
-			for i := s.start; i < s.end; i++ {
-				drop[i] = true
-			}
-			if b := s.start - 1; b >= 0 && strings.TrimSpace(lines[b]) == "" && !drop[b] {
-				drop[b] = true
-			}
+		if key == "" {
 			continue
 		}
 		var at *tomlKeyLine
@@ -428,6 +461,25 @@ func editHookStates(conf []byte, hooks []HookTrust, remove bool) ([]byte, error)
 			if len(k.path) == 1 && k.path[0] == "trusted_hash" {
 				at = &k
 			}
+		}
+		hash, ours := want[key]
+		if !ours && at != nil && places.movedFrom(key, tomlValue(at.value), keyOf) {
+			to := keyOf[tomlValue(at.value)]
+			if remove || tables[to] || found[to] {
+				dropTable(s)
+				continue
+			}
+			replace[s.start] = "[hooks.state." + tomlString(to) + "]" + lineEnd(lines[s.start])
+			found[to] = true
+			continue
+		}
+		if !ours {
+			continue
+		}
+		found[key] = true
+		if remove {
+			dropTable(s)
+			continue
 		}
 		switch {
 		case at == nil:
