@@ -33,8 +33,9 @@ func newScheduleCmd(app *App) *cobra.Command {
 		Long: `Run mem summarize --pending every night with your own scheduler: a systemd user timer
 (~/.config/systemd/user/mem-summarize.{service,timer}) where a systemd user session runs, else a
 crontab line tagged "# mem-summarize"; a launchd agent on macOS
-(~/Library/LaunchAgents/dev.memhq.mem.summarize.plist); a scheduled task on Windows. The job appends
-its report to a log file. Installing again with the same settings changes nothing; --dry-run prints
+(~/Library/LaunchAgents/dev.memhq.mem.summarize.plist); a scheduled task on Windows, whose command
+line schtasks holds to 261 characters (paths too long for it are refused: pass a shorter --log or
+--mem). The job appends its report to a log file. Installing again with the same settings changes nothing; --dry-run prints
 what would be written and run. The database the job uses is the one set by --db, MEM_DB or the
 config file, when one is set.`,
 		Args:      cobra.ExactArgs(1),
@@ -96,7 +97,9 @@ func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions
 		if err != nil {
 			return err
 		}
-		plan = schedule.Install(s, job, places)
+		if plan, err = schedule.Install(s, job, places); err != nil {
+			return usageErr(err)
+		}
 		plan.Notes = append(plan.Notes, "log: "+job.Log)
 	} else {
 		plan = schedule.Uninstall(s, places)
