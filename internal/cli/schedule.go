@@ -98,7 +98,7 @@ func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions
 			return err
 		}
 		if plan, err = schedule.Install(s, job, places); err != nil {
-			return usageErr(err)
+			return UsageErr(err)
 		}
 		plan.Notes = append(plan.Notes, "log: "+job.Log)
 	} else {
