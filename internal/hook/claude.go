@@ -47,8 +47,8 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 	if err := decodeLenient(data, &e); err != nil {
 		return Event{}, err
 	}
-	ev := Event{Agent: c.agent, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
-		Source: text(e.Source), AgentType: text(e.AgentType)}
+	ev := e.event(c.agent)
+	ev.AgentType = text(e.AgentType)
 	if c.projectEnv != "" {
 		ev.ProjectDir = getenv(c.projectEnv)
 	}
@@ -60,19 +60,11 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 	}
 	switch ev.Name {
 	case "SessionStart":
-		ev.Kind = KindSessionStart
 		if ev.Source == "compact" {
 			ev.Kind = KindCompacted
 		}
-	case "UserPromptSubmit":
-		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
-	case "PostToolUse", "PostToolUseFailure":
-		ev.Kind, ev.Call = KindTool, e.call()
-		ev.Call.Failed = ev.Name == "PostToolUseFailure"
-	case "PreCompact":
-		ev.Kind = KindPreCompact
 	case "Stop":
-		ev.Kind, ev.Message = KindStop, text(e.LastMessage)
+		ev.Message = text(e.LastMessage)
 		if c.agent == AgentCodex {
 			ev.Transcript, ev.TurnID = text(e.Transcript), text(e.TurnID)
 		}
@@ -83,10 +75,32 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 			// compaction, neither a session nor memory.
 			ev.Kind = KindIgnored
 		}
+	}
+	return ev, nil
+}
+
+// event reads what Claude Code, Codex and Copilot (under its PascalCase
+// event names) send alike: the event's name and kind, its session, and the
+// prompt or tool call it carries. Each adapter adds its agent's own fields.
+func (e claudeEvent) event(agent string) Event {
+	ev := Event{Agent: agent, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
+		Source: text(e.Source)}
+	switch ev.Name {
+	case "SessionStart":
+		ev.Kind = KindSessionStart
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
+	case "PostToolUse", "PostToolUseFailure":
+		ev.Kind, ev.Call = KindTool, e.call()
+		ev.Call.Failed = ev.Name == "PostToolUseFailure"
+	case "PreCompact":
+		ev.Kind = KindPreCompact
+	case "Stop":
+		ev.Kind = KindStop
 	case "SessionEnd":
 		ev.Kind = KindSessionEnd
 	}
-	return ev, nil
+	return ev
 }
 
 // Encode answers with hookSpecificOutput.additionalContext where the event
