@@ -28,6 +28,7 @@ type claudeEvent struct {
 	AgentType    json.RawMessage `json:"agent_type"`
 	TurnID       json.RawMessage `json:"turn_id"`         // Codex
 	Transcript   json.RawMessage `json:"transcript_path"` // Codex
+	Timestamp    json.RawMessage `json:"timestamp"`       // Copilot; Claude Code sends none
 }
 
 // call is the tool call a tool event reports.
@@ -48,6 +49,14 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 		return Event{}, err
 	}
 	ev := e.event(c.agent)
+	if c.agent == AgentClaude && e.Timestamp != nil && getenv("COPILOT_CLI") != "" {
+		// Copilot CLI runs a project's .claude hooks too, after its own,
+		// with its own payload: the event is Copilot's, and `mem hook
+		// copilot` records it. Taken here as well, it would be recorded
+		// twice, or as Claude Code's without its tool results.
+		ev.Kind = KindIgnored
+		return ev, nil
+	}
 	ev.AgentType = text(e.AgentType)
 	if c.projectEnv != "" {
 		ev.ProjectDir = getenv(c.projectEnv)

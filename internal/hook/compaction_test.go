@@ -95,3 +95,33 @@ func TestClaudeAndCopilotDecodeApart(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeLeavesCopilotsEventsToCopilot: Copilot CLI runs a project's
+// .claude hooks too, with its own payload (it has a timestamp) and
+// COPILOT_CLI=1: `mem hook claude` leaves such an event to `mem hook
+// copilot`, and takes the rest.
+func TestClaudeLeavesCopilotsEventsToCopilot(t *testing.T) {
+	copilot := `{"hook_event_name":"UserPromptSubmit","session_id":"s","timestamp":"2026-11-24T03:41:41.001Z","cwd":"/w","prompt":"p"}`
+	claude := `{"hook_event_name":"UserPromptSubmit","session_id":"s","transcript_path":"/t","cwd":"/w","prompt":"p"}`
+	for _, tc := range []struct {
+		adapter    Adapter
+		event, env string
+		want       Kind
+	}{
+		{Claude(AgentClaude, "CLAUDE_PROJECT_DIR"), copilot, "1", KindIgnored},
+		{Claude(AgentClaude, "CLAUDE_PROJECT_DIR"), copilot, "", KindPrompt},
+		{Claude(AgentClaude, "CLAUDE_PROJECT_DIR"), claude, "1", KindPrompt},
+		{Claude(AgentCodex, ""), copilot, "1", KindPrompt},
+		{Copilot(), copilot, "1", KindPrompt},
+	} {
+		ev, err := tc.adapter.Decode([]byte(tc.event), func(k string) string {
+			if k == "COPILOT_CLI" {
+				return tc.env
+			}
+			return ""
+		})
+		if err != nil || ev.Kind != tc.want {
+			t.Errorf("%s, COPILOT_CLI=%q, %s: kind %q (%v), want %q", tc.adapter.Agent(), tc.env, tc.event, ev.Kind, err, tc.want)
+		}
+	}
+}
