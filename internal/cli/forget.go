@@ -30,7 +30,11 @@ func newForgetCmd(app *App) *cobra.Command {
 recorded in it (--session), or every session of a project: --project P alone, or --whole-project
 for the working directory's project; both need --yes. Several ids are forgotten together: when one
 is missing or cannot be deleted, none is. Forgotten text is gone from the database
-file too: the space it took is overwritten, the search index drops it and the WAL is emptied.`,
+file too: the space it took is overwritten, the search index drops it and the WAL is emptied.
+A forgotten session or project also leaves the hook spool: its events still waiting there or set
+aside are overwritten and deleted. A forgotten summary is not written again from the session's
+activity so far; if the session goes on, the nightly job gives it a new one, and team sync
+carries that newer summary while keeping the forgotten one away.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
 			if len(args) == 0 && o.Session == "" && cmd.Flags().Changed("project") {
