@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/hook"
-	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 )
@@ -68,8 +66,8 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		refs = append(refs, r)
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return usageErr(err)
+		if err := sessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	var projectKey string
@@ -89,7 +87,7 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 	}
 	var (
 		total   forgotten
-		session = privacy.FilterID(o.Session) // an id that held a secret was stored filtered
+		session = o.Session // as stored: sessionArg filtered it
 	)
 	switch {
 	case o.Session != "":

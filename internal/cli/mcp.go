@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/mcpserver"
-	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/recall"
 )
 
@@ -46,8 +45,8 @@ the server goes on serving; the command ends when stdin closes.`,
 
 func runMCP(ctx context.Context, app *App, o mcpOptions) error {
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return usageErr(err)
+		if err := sessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	id, err := app.Project()

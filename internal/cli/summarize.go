@@ -112,8 +112,8 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 		return invalid("--max-tokens", "a number >= 50", fmt.Sprint(o.MaxTokens))
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return usageErr(err)
+		if err := sessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	// Stop between sessions on Ctrl-C or SIGTERM, releasing the lease.
