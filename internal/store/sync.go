@@ -446,9 +446,12 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applying (one) VALUES (1)`); err != nil {
 			return err
 		}
-		keys := make([]string, len(recs))
-		for i, r := range recs {
-			keys[i] = r.Key
+		keys := make([]string, 0, len(recs))
+		for _, r := range recs {
+			keys = append(keys, r.Key)
+			if r.Record.Kind == memory.KindSummary {
+				keys = append(keys, KeySession+r.Record.Summary.SessionID) // see isGone
+			}
 		}
 		list, _ := json.Marshal(keys)
 		var dead []struct {
@@ -543,8 +546,15 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 	return res, nil
 }
 
-// isGone reports whether a pulled record is under a tombstone here.
+// isGone reports whether a pulled record is under a tombstone here: its
+// own, or for a summary, its session's (a forgotten session's summaries are
+// forgotten with it, however new).
 func isGone(gone map[string]int64, r Incoming) bool {
+	if r.Record.Kind == memory.KindSummary {
+		if _, ok := gone[KeySession+r.Record.Summary.SessionID]; ok {
+			return true
+		}
+	}
 	dead, ok := gone[r.Key]
 	return ok && !outlives(r.Record, r.Stamp, dead)
 }

@@ -229,3 +229,27 @@ func TestSummaryNewerThanItsTombstoneWins(t *testing.T) {
 		t.Errorf("a summary newer than the tombstone: %s, want [their words]", got)
 	}
 }
+
+// A forgotten session's summary stays out of a pull, however new, and the
+// pull goes on.
+func TestPulledSummaryOfAForgottenSessionStaysOut(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	startTest(t, db, "s1", "p")
+	if _, err := db.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	newer := memory.Summary{UUID: "u-newer", SessionID: "s1", Project: "p", Text: "written elsewhere", CreatedAt: time.Now().Add(time.Minute)}
+	res, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 1, Key: KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
+		Record: memory.Record{Kind: memory.KindSummary, Summary: &newer}}}, 1, t0)
+	if err != nil || res.Skipped != 1 {
+		t.Fatalf("pull: %+v, %v; want it skipped", res, err)
+	}
+}

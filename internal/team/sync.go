@@ -118,16 +118,19 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 // a tombstone replaces a summary when newer (a tombstone also when as
 // new), and a summary replaces a tombstone when written after it, since a
 // forget removes the summaries written until then, not the session's
-// summaries to come (store.outlives). Any other key is replaced only by its
-// tombstone, and a tombstone there for ever. A write that changes nothing
-// keeps its seq, so pushing twice changes nothing.
+// summaries to come (store.outlives), unless the session itself was
+// forgotten. Any other key is replaced only by its tombstone, and a
+// tombstone there for ever. A write that changes nothing keeps its seq, so
+// pushing twice changes nothing.
 const upsert = `INSERT INTO mem_records (seq, key, kind, uuid, project, origin, stamp, body)
 	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, uuid = excluded.uuid,
 		origin = excluded.origin, stamp = excluded.stamp, body = excluded.body
 	WHERE CASE
-		WHEN mem_records.key LIKE 'summary:%' THEN excluded.stamp > mem_records.stamp
-			OR (excluded.kind = 'tombstone' AND mem_records.kind = 'summary' AND excluded.stamp = mem_records.stamp)
+		WHEN mem_records.key LIKE 'summary:%' THEN (excluded.stamp > mem_records.stamp
+			OR (excluded.kind = 'tombstone' AND mem_records.kind = 'summary' AND excluded.stamp = mem_records.stamp))
+			AND (excluded.kind = 'tombstone' OR NOT EXISTS (SELECT 1 FROM mem_records s
+				WHERE s.key = 'session:' || substr(excluded.key, 9) AND s.kind = 'tombstone'))
 		ELSE mem_records.kind != 'tombstone' AND excluded.kind = 'tombstone'
 	END`
 
