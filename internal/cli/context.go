@@ -32,7 +32,7 @@ func openCollector(ctx context.Context, app *App) (*collector.Collector, error) 
 	return newCollector(app.Config(), app.Now, db), nil
 }
 
-// SourceEnabled reads a source's context.<source> switch; sources mem does
+// sourceEnabled reads a source's context.<source> switch; sources mem does
 // not know (what scripts register) follow context.custom.
 func SourceEnabled(cfg *config.Config, source string) bool {
 	c := cfg.Settings.Context
@@ -104,8 +104,8 @@ func newContextAddCmd(app *App) *cobra.Command {
 }
 
 func runContextAdd(ctx context.Context, app *App, o contextAddOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	p, err := collector.ParsePriority(o.Priority)
 	if err != nil {
@@ -161,8 +161,8 @@ func newContextConsumeCmd(app *App) *cobra.Command {
 }
 
 func runContextConsume(ctx context.Context, app *App, o contextSessionOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	if o.Format != "text" && o.Format != "xml" {
 		return Invalid("--format", "text or xml", o.Format)
@@ -193,8 +193,8 @@ func newContextPendingCmd(app *App) *cobra.Command {
 }
 
 func runContextPending(ctx context.Context, app *App, o contextSessionOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	c, err := openCollector(ctx, app)
 	if err != nil {
@@ -238,8 +238,8 @@ func newContextClearCmd(app *App) *cobra.Command {
 }
 
 func runContextClear(ctx context.Context, app *App, o contextSessionOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	c, err := openCollector(ctx, app)
 	if err != nil {

@@ -143,8 +143,8 @@ the XML block a hook delivers (nothing when there is none).`,
 }
 
 func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, textSet bool) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	if !textSet {
 		b, err := io.ReadAll(io.LimitReader(app.In, memory.MaxTextLen+1))
@@ -206,8 +206,8 @@ With --deliver the session's pending context is consumed and printed at once.`,
 }
 
 func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths []string) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	s, err := contextSession(app, o.Session)
 	if err != nil {

@@ -225,10 +225,11 @@ func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 		return
 	}
 	until := time.Now().Add(cliDrainFor)
-	release, ok := sp.TryLock()
-	for ; wait && !ok && time.Now().Before(until); release, ok = sp.TryLock() {
-		time.Sleep(10 * time.Millisecond) // a hook is applying it: its turn is short
+	lockBy := time.Now()
+	if wait {
+		lockBy = until
 	}
+	release, ok := lockSpool(sp, lockBy)
 	if !ok {
 		return
 	}
@@ -241,6 +242,15 @@ func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 	if _, err := h.Drain(ctx, db, until); err != nil && !errors.Is(err, store.ErrBusy) {
 		log.Printf(hook.Event{Agent: "spool"}, "applying spooled events: %v", err)
 	}
+}
+
+// lockSpool takes the spool's drain lock, trying until until.
+func lockSpool(sp spool.Dir, until time.Time) (release func(), ok bool) {
+	release, ok = sp.TryLock()
+	for ; !ok && time.Now().Before(until); release, ok = sp.TryLock() {
+		time.Sleep(10 * time.Millisecond) // a hook is applying it: its turn is short
+	}
+	return release, ok
 }
 
 // walTrimBytes is the WAL size above which a hook checkpoints it. Every

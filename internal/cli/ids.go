@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/privacy"
 )
 
 // recordRef is a parsed record id: an observation (123, #123), a summary
@@ -61,4 +62,17 @@ func openFileArg(field, path string) (*os.File, error) {
 		return nil, unusablePath(field, "a readable file or pipe", path, why, err)
 	}
 	return f, nil
+}
+
+// SessionArg checks a --session value and turns it into the id the session
+// is stored under: as the hooks store it, an id that holds a secret or a
+// private part is kept filtered (privacy.SessionID), so a command given the
+// id the editor knows finds that session and never stores the secret.
+func SessionArg(id *string) error {
+	v, err := privacy.SessionID("--session", *id)
+	if err != nil {
+		return UsageErr(err)
+	}
+	*id = v
+	return nil
 }

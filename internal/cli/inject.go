@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
 )
@@ -96,7 +95,7 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 		}
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
+		if err := SessionArg(&o.Session); err != nil {
 			return err
 		}
 	}

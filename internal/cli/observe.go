@@ -71,10 +71,9 @@ Types: ` + memory.TypeList() + `.`,
 }
 
 func runObserve(ctx context.Context, app *App, o observeOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
-	o.Session = privacy.FilterID(o.Session) // as the hooks store it
 	in := o.Fields
 	if o.Input != "" {
 		var err error

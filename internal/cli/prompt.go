@@ -35,10 +35,9 @@ func newPromptCmd(app *App) *cobra.Command {
 }
 
 func runPrompt(ctx context.Context, app *App, o promptOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
-	o.Session = privacy.FilterID(o.Session) // as the hooks store it
 	if o.Text == "" {
 		b, err := io.ReadAll(io.LimitReader(app.In, memory.MaxTextLen+1))
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/search"
 )
 
@@ -61,7 +62,7 @@ Without a query, the newest records that pass the filters are listed.`,
 // searchQuery turns the flags into a query, reporting bad values as usage
 // errors that name the flag.
 func searchQuery(app *App, text string, o searchOptions) (search.Query, error) {
-	q := search.Query{Text: text, AllProjects: o.AllProjects, SessionID: strings.TrimSpace(o.Session),
+	q := search.Query{Text: text, AllProjects: o.AllProjects, SessionID: privacy.FilterID(strings.TrimSpace(o.Session)),
 		File: strings.TrimSpace(o.File), Limit: o.Limit, Offset: o.Offset}
 	if o.AllProjects && o.ProjectSet {
 		return q, UsageErr(fmt.Errorf("--project and --all-projects: give one of them"))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -53,8 +54,8 @@ func newSessionStartCmd(app *App) *cobra.Command {
 }
 
 func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error {
-	if err := memory.ValidateSessionID("--session", o.ID); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&o.ID); err != nil {
+		return err
 	}
 	if o.Cwd == "" {
 		wd, err := app.Getwd()
@@ -72,7 +73,7 @@ func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error
 		return err
 	}
 	s, created, err := db.StartSession(ctx, memory.Session{ID: o.ID, Project: id.Key, Agent: o.Agent,
-		AgentType: o.AgentType, Cwd: o.Cwd, ParentID: o.Parent, StartedAt: app.Now()})
+		AgentType: o.AgentType, Cwd: o.Cwd, ParentID: privacy.FilterID(o.Parent), StartedAt: app.Now()})
 	if err != nil {
 		return err
 	}
@@ -94,8 +95,8 @@ func newSessionEndCmd(app *App) *cobra.Command {
 		Short: "Mark a session ended (its pending context is dropped)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := memory.ValidateSessionID("--session", id); err != nil {
-				return UsageErr(err)
+			if err := SessionArg(&id); err != nil {
+				return err
 			}
 			db, err := app.WriteStore(cmd.Context())
 			if err != nil {
@@ -202,8 +203,8 @@ type sessionDetail struct {
 }
 
 func runSessionShow(ctx context.Context, app *App, id string) error {
-	if err := memory.ValidateSessionID("--session", id); err != nil {
-		return UsageErr(err)
+	if err := SessionArg(&id); err != nil {
+		return err
 	}
 	db, err := app.Store(ctx)
 	if err != nil {

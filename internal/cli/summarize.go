@@ -112,8 +112,8 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 		return Invalid("--max-tokens", "a number >= 50", fmt.Sprint(o.MaxTokens))
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return UsageErr(err)
+		if err := SessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	// Stop between sessions on Ctrl-C or SIGTERM, releasing the lease.

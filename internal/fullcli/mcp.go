@@ -9,7 +9,6 @@ import (
 
 	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/mcpserver"
-	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/recall"
 )
 
@@ -47,8 +46,8 @@ the server goes on serving; the command ends when stdin closes.`,
 
 func runMCP(ctx context.Context, app *cli.App, o mcpOptions) error {
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return cli.UsageErr(err)
+		if err := cli.SessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	id, err := app.Project()

@@ -261,11 +261,11 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 				return
 			}
 			seen[key] = true
-			if stamp, dead := cur.tombstones[key]; dead {
+			r, ok := cur.records[key]
+			if stamp, dead := cur.tombstones[key]; dead && !(ok && outlives(r.rec, r.stamp, stamp)) {
 				out = append(out, Outgoing{Key: key, Project: project, Stamp: stamp, Tombstone: true})
 				return
 			}
-			r, ok := cur.records[key]
 			if !ok {
 				return // gone since; its tombstone is logged after it
 			}
@@ -366,6 +366,16 @@ func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, e
 	return cur, nil
 }
 
+// outlives reports whether a record stamped stamp is newer than a tombstone
+// of its key stamped dead: only a summary can be. A session keeps one
+// summary, replaced as it goes on; forgetting it removes the versions
+// written until then, and a summary written after the forget (of what the
+// session did since) is a new one, which the tombstone must not stop. Any
+// other record keeps its key for ever, and its tombstone wins.
+func outlives(r memory.Record, stamp, dead int64) bool {
+	return r.Kind == memory.KindSummary && stamp > dead
+}
+
 func sessionOf(r memory.Record) string {
 	switch r.Kind {
 	case memory.KindObservation:
@@ -436,26 +446,32 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applying (one) VALUES (1)`); err != nil {
 			return err
 		}
-		keys := make([]string, len(recs))
-		for i, r := range recs {
-			keys[i] = r.Key
+		keys := make([]string, 0, len(recs))
+		for _, r := range recs {
+			keys = append(keys, r.Key)
+			if r.Record.Kind == memory.KindSummary {
+				keys = append(keys, KeySession+r.Record.Summary.SessionID) // see isGone
+			}
 		}
 		list, _ := json.Marshal(keys)
-		var dead []string
-		if err := tx.SelectContext(ctx, &dead, `SELECT key FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`,
+		var dead []struct {
+			Key       string `db:"key"`
+			DeletedAt int64  `db:"deleted_at"`
+		}
+		if err := tx.SelectContext(ctx, &dead, `SELECT key, deleted_at FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`,
 			string(list)); err != nil {
 			return err
 		}
-		gone := map[string]bool{}
-		for _, k := range dead {
-			gone[k] = true
+		gone := map[string]int64{} // key -> the tombstone's stamp
+		for _, d := range dead {
+			gone[d.Key] = d.DeletedAt
 		}
 		origins := map[string]string{}
 		var summaries []Incoming
 		for _, r := range recs {
 			switch {
 			case r.Tombstone:
-				n, err := deleteByKey(ctx, tx, r.Key)
+				n, err := deleteByKey(ctx, tx, r.Key, r.Stamp)
 				if err != nil {
 					return err
 				}
@@ -463,12 +479,13 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 					res.Removed++
 					removed = true
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sync_tombstones (key, project, deleted_at) VALUES (?, ?, ?)`,
+				if _, err := tx.ExecContext(ctx, `INSERT INTO sync_tombstones (key, project, deleted_at) VALUES (?, ?, ?)
+					ON CONFLICT (key) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_at)`,
 					r.Key, project, r.Stamp); err != nil {
 					return err
 				}
-				gone[r.Key] = true
-			case gone[r.Key]:
+				gone[r.Key] = max(gone[r.Key], r.Stamp)
+			case isGone(gone, r):
 				res.Skipped++
 			case r.Record.Kind == memory.KindSummary:
 				summaries = append(summaries, r) // after the sessions
@@ -529,9 +546,23 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 	return res, nil
 }
 
-// deleteByKey deletes the record under a sync key; a session goes with
-// everything recorded in it.
-func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string) (int64, error) {
+// isGone reports whether a pulled record is under a tombstone here: its
+// own, or for a summary, its session's (a forgotten session's summaries are
+// forgotten with it, however new).
+func isGone(gone map[string]int64, r Incoming) bool {
+	if r.Record.Kind == memory.KindSummary {
+		if _, ok := gone[KeySession+r.Record.Summary.SessionID]; ok {
+			return true
+		}
+	}
+	dead, ok := gone[r.Key]
+	return ok && !outlives(r.Record, r.Stamp, dead)
+}
+
+// deleteByKey deletes the record under a sync key, for a tombstone stamped
+// stamp; a session goes with everything recorded in it, a summary only when
+// it is not newer than the tombstone (outlives).
+func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string, stamp int64) (int64, error) {
 	switch {
 	case strings.HasPrefix(key, KeySession):
 		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, KeySession))
@@ -543,7 +574,8 @@ func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string) (int64, error) {
 		}
 		return res.RowsAffected()
 	case strings.HasPrefix(key, KeySummary):
-		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ?`, strings.TrimPrefix(key, KeySummary))
+		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ? AND created_at <= ?`,
+			strings.TrimPrefix(key, KeySummary), stamp)
 		if err != nil {
 			return 0, err
 		}

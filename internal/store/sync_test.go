@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -114,5 +115,141 @@ func TestApplyPulledTombstoneStays(t *testing.T) {
 	}
 	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 4, t0); err != nil || count() != 0 {
 		t.Fatalf("the record came back: %v, %d rows", err, count())
+	}
+}
+
+// A summary's tombstone stands for the versions written before the forget:
+// a summary written after it wins, here and in what is pushed and pulled,
+// and a second forget moves the tombstone on.
+func TestSummaryNewerThanItsTombstoneWins(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	startTest(t, db, "s1", "p")
+	put := func(text string, at time.Time) memory.Summary {
+		t.Helper()
+		s, err := db.PutSummary(ctx, memory.Summary{SessionID: "s1", Text: text, Learned: text, CreatedAt: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tomb := func() int64 {
+		t.Helper()
+		var at int64
+		if err := db.SQL().Get(&at, `SELECT deleted_at FROM sync_tombstones WHERE key = 'summary:s1'`); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	// What the outbox sends for the session's summary key.
+	pushed := func() Outgoing {
+		t.Helper()
+		out, _, err := db.Outbox(ctx, "p", 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last Outgoing
+		for _, o := range out {
+			if o.Key == KeySummary+"s1" {
+				last = o
+			}
+		}
+		return last
+	}
+	text := func() string {
+		t.Helper()
+		var s []string
+		if err := db.SQL().Select(&s, `SELECT text FROM summaries WHERE session_id = 's1'`); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(s)
+	}
+
+	old := put("forgotten words", t0)
+	if _, err := db.DeleteRecords(ctx, nil, []int64{old.ID}); err != nil {
+		t.Fatal(err)
+	}
+	first := tomb()
+	if o := pushed(); !o.Tombstone || o.Stamp != first {
+		t.Errorf("after the forget the outbox sends %+v, want the tombstone", o)
+	}
+	fresh := put("later work", time.Now().Add(time.Second))
+	if o := pushed(); o.Tombstone || o.Record == nil || o.Record.Summary.Text != "later work" {
+		t.Errorf("after a newer summary the outbox sends %+v, want that summary", o)
+	}
+
+	// Pulled: an old version stays out, and an old tombstone leaves the newer summary.
+	sess := memory.Session{ID: "s1", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+	oldRec := memory.Summary{UUID: "u-old", SessionID: "s1", Project: "p", Text: "forgotten words", CreatedAt: t0}
+	recs := []Incoming{
+		{Seq: 1, Key: KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: KeySummary + "s1", Stamp: t0.UnixMilli(), Record: memory.Record{Kind: memory.KindSummary, Summary: &oldRec}},
+		{Seq: 3, Key: KeySummary + "s1", Stamp: first, Tombstone: true},
+	}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 3, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(); got != "[later work]" {
+		t.Errorf("after pulling the old version and its tombstone: %s, want [later work]", got)
+	}
+
+	// Forgotten again: the tombstone moves past the fresh summary, and a
+	// pulled copy of that summary stays out.
+	if _, err := db.DeleteRecords(ctx, nil, []int64{fresh.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if second := tomb(); second < fresh.CreatedAt.UnixMilli() {
+		t.Errorf("second forget left the tombstone at %d, before the summary it removed (%d)", second, fresh.CreatedAt.UnixMilli())
+	}
+	if o := pushed(); !o.Tombstone {
+		t.Errorf("after the second forget the outbox sends %+v, want the tombstone", o)
+	}
+	freshRec := fresh
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 4, Key: KeySummary + "s1", Stamp: fresh.CreatedAt.UnixMilli(),
+		Record: memory.Record{Kind: memory.KindSummary, Summary: &freshRec}}}, 4, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(); got != "[]" {
+		t.Errorf("the forgotten summary came back from a pull: %s", got)
+	}
+	// A newer summary from another member is pulled in.
+	newer := memory.Summary{UUID: "u-newer", SessionID: "s1", Project: "p", Text: "their words", CreatedAt: time.Now().Add(time.Minute)}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 5, Key: KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
+		Record: memory.Record{Kind: memory.KindSummary, Summary: &newer}}}, 5, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(); got != "[their words]" {
+		t.Errorf("a summary newer than the tombstone: %s, want [their words]", got)
+	}
+}
+
+// A forgotten session's summary stays out of a pull, however new, and the
+// pull goes on.
+func TestPulledSummaryOfAForgottenSessionStaysOut(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	startTest(t, db, "s1", "p")
+	if _, err := db.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	newer := memory.Summary{UUID: "u-newer", SessionID: "s1", Project: "p", Text: "written elsewhere", CreatedAt: time.Now().Add(time.Minute)}
+	res, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 1, Key: KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
+		Record: memory.Record{Kind: memory.KindSummary, Summary: &newer}}}, 1, t0)
+	if err != nil || res.Skipped != 1 {
+		t.Fatalf("pull: %+v, %v; want it skipped", res, err)
 	}
 }

@@ -114,15 +114,25 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 }
 
 // upsert writes one record into the cluster unless the cluster has it
-// already: a tombstone is never replaced, a summary only by a newer one,
-// and anything else only by its tombstone. A write that changes nothing
-// keeps its seq, so pushing twice changes nothing.
+// already. A session's summary key holds its newest version: a summary or
+// a tombstone replaces a summary when newer (a tombstone also when as
+// new), and a summary replaces a tombstone when written after it, since a
+// forget removes the summaries written until then, not the session's
+// summaries to come (store.outlives), unless the session itself was
+// forgotten. Any other key is replaced only by its tombstone, and a
+// tombstone there for ever. A write that changes nothing keeps its seq, so
+// pushing twice changes nothing.
 const upsert = `INSERT INTO mem_records (seq, key, kind, uuid, project, origin, stamp, body)
 	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ?, ?, ?, ?, ?)
 	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, uuid = excluded.uuid,
 		origin = excluded.origin, stamp = excluded.stamp, body = excluded.body
-	WHERE mem_records.kind != 'tombstone' AND (excluded.kind = 'tombstone'
-		OR (mem_records.kind = 'summary' AND excluded.stamp > mem_records.stamp))`
+	WHERE CASE
+		WHEN mem_records.key LIKE 'summary:%' THEN (excluded.stamp > mem_records.stamp
+			OR (excluded.kind = 'tombstone' AND mem_records.kind = 'summary' AND excluded.stamp = mem_records.stamp))
+			AND (excluded.kind = 'tombstone' OR NOT EXISTS (SELECT 1 FROM mem_records s
+				WHERE s.key = 'session:' || substr(excluded.key, 9) AND s.kind = 'tombstone'))
+		ELSE mem_records.kind != 'tombstone' AND excluded.kind = 'tombstone'
+	END`
 
 const kindTombstone = "tombstone"
 
