@@ -72,7 +72,9 @@ func columnWeights(r Ranking, k Kind) []float64 {
 // its inverse document frequency is estimated from how far back its newest
 // r.Window rows reach, and added to the score of those rows. Common words
 // weigh little in bm25 anyway; an older row with a common word misses that
-// small share, a mild preference for newer rows.
+// small share, a mild preference for newer rows. When the filters leave
+// fewer rows than the hits asked for (a date, project or type the newest
+// rows miss), the share goes to the newest rows that pass them instead.
 func candidates(ctx context.Context, src Source, q Query, k Kind, units []string, r Ranking, n int) ([]Candidate, error) {
 	if len(units) == 0 {
 		return nil, nil
@@ -95,7 +97,7 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	var selective []string
 	common := map[string][]int64{}
 	for _, u := range words {
-		ids, err := src.Newest(ctx, k, u, r.Window)
+		ids, err := src.Newest(ctx, k, u, 0, r.Window)
 		if err != nil {
 			return nil, err
 		}
@@ -113,16 +115,10 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 		return nil, err
 	}
 	total := float64(hi - lo + 1)
-	bonus := map[int64]float64{}
-	for _, u := range words {
-		ids, ok := common[u]
-		if !ok {
-			continue
-		}
-		w := idf(total, float64(len(ids))*total/float64(hi-ids[len(ids)-1]+1))
-		for _, id := range ids {
-			bonus[id] += w
-		}
+	// Each common word's share is its estimated idf.
+	weight := map[string]float64{}
+	for u, ids := range common {
+		weight[u] = idf(total, float64(len(ids))*total/float64(hi-ids[len(ids)-1]+1))
 	}
 	var out []Candidate
 	if len(selective) > 0 {
@@ -131,29 +127,38 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 		}
 	}
 	have := make(map[int64]bool, len(out))
-	for i := range out {
-		have[out[i].ID] = true
-		out[i].BM25 -= bonus[out[i].ID]
+	for _, c := range out {
+		have[c.ID] = true
 	}
+	bonus := shares(words, weight, common)
 	// Rows that have only common words: the best few that pass the filters.
-	rest := make([]int64, 0, len(bonus))
-	for id := range bonus {
-		if !have[id] {
-			rest = append(rest, id)
-		}
-	}
-	sort.Slice(rest, func(i, j int) bool {
-		if bonus[rest[i]] != bonus[rest[j]] {
-			return bonus[rest[i]] > bonus[rest[j]]
-		}
-		return rest[i] > rest[j]
-	})
-	if len(rest) > n {
-		rest = rest[:n]
-	}
-	extra, err := src.Filter(ctx, q, k, rest)
+	extra, err := src.Filter(ctx, q, k, best(bonus, have, n))
 	if err != nil {
 		return nil, err
+	}
+	if need := max(1, q.Limit+q.Offset); len(out)+len(extra) < need {
+		// Too few pass: the filters hide the newest rows of the common
+		// words, so their shares go to their newest rows that pass.
+		scoped, err := newestInScope(ctx, src, q, k, common, r.Window, need)
+		if err != nil {
+			return nil, err
+		}
+		ids := make(map[string][]int64, len(scoped))
+		rows := map[int64]Candidate{}
+		for u, cs := range scoped {
+			ids[u] = candidateIDs(cs)
+			for _, c := range cs {
+				rows[c.ID] = c
+			}
+		}
+		bonus = shares(words, weight, ids)
+		extra = extra[:0]
+		for _, id := range best(bonus, have, n) {
+			extra = append(extra, rows[id])
+		}
+	}
+	for i := range out {
+		out[i].BM25 -= bonus[out[i].ID]
 	}
 	for _, c := range extra {
 		c.BM25 = -bonus[c.ID]
@@ -168,6 +173,98 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	}
 	return out, nil
 }
+
+// shares adds up, per row, the weights of the common words whose rows
+// (ids, by word) it is among, in the order of words.
+func shares(words []string, weight map[string]float64, ids map[string][]int64) map[int64]float64 {
+	bonus := map[int64]float64{}
+	for _, u := range words {
+		for _, id := range ids[u] {
+			bonus[id] += weight[u]
+		}
+	}
+	return bonus
+}
+
+// best returns the ids of the n rows with the highest bonus, leaving out
+// those have holds, newer first among equals.
+func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
+	rest := make([]int64, 0, len(bonus))
+	for id := range bonus {
+		if !have[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		if bonus[rest[i]] != bonus[rest[j]] {
+			return bonus[rest[i]] > bonus[rest[j]]
+		}
+		return rest[i] > rest[j]
+	})
+	return rest[:min(n, len(rest))]
+}
+
+// newestInScope returns, for each common unit (with the ids of its newest
+// window rows overall), the rows among them that pass the filters, newest
+// first (at most max(window, need)). When fewer than need pass (a date, project or other filter that
+// the newest rows fail), the unit's rows are read further back, in doubling
+// steps, until need of them pass or none are left: a filter never hides the
+// older rows that pass it. A row is checked once for all units. Reading
+// back to window rows that pass instead costs 3-4 times as much on a
+// project of a sixth of a large database, so need is the hits asked for.
+func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, window, need int) (map[string][]Candidate, error) {
+	type walk struct {
+		unit  string
+		batch []int64 // the rows read last, newest first
+		step  int     // how many were asked for
+	}
+	var walks []*walk
+	for u, ids := range common {
+		walks = append(walks, &walk{unit: u, batch: ids, step: window})
+	}
+	keep := max(window, need)
+	checked := map[int64]*Candidate{} // nil: fails the filters
+	out := make(map[string][]Candidate, len(common))
+	for len(walks) > 0 {
+		var ids []int64
+		for _, w := range walks {
+			for _, id := range w.batch {
+				if _, ok := checked[id]; !ok {
+					checked[id] = nil
+					ids = append(ids, id)
+				}
+			}
+		}
+		pass, err := src.Filter(ctx, q, k, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range pass {
+			checked[c.ID] = &c
+		}
+		next := walks[:0]
+		for _, w := range walks {
+			for _, id := range w.batch {
+				if c := checked[id]; c != nil && len(out[w.unit]) < keep {
+					out[w.unit] = append(out[w.unit], *c)
+				}
+			}
+			if len(out[w.unit]) >= need || len(w.batch) < w.step {
+				continue
+			}
+			w.step = min(2*w.step, maxStep)
+			if w.batch, err = src.Newest(ctx, k, w.unit, w.batch[len(w.batch)-1], w.step); err != nil {
+				return nil, err
+			}
+			next = append(next, w)
+		}
+		walks = next
+	}
+	return out, nil
+}
+
+// maxStep bounds how many row ids one step of newestInScope reads.
+const maxStep = 16384
 
 // phraseBonus adds to each of the best candidates that has a phrase the
 // phrase's idf, estimated from how many of them have it. The phrases are

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/jmoiron/sqlx"
 
@@ -50,10 +51,13 @@ func (s *source) Match(ctx context.Context, q search.Query, k search.Kind, match
 	return candidateRows(rows, k, true)
 }
 
-func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) ([]int64, error) {
+func (s *source) Newest(ctx context.Context, k search.Kind, unit string, before int64, n int) ([]int64, error) {
 	kt := kindTable(k)
-	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
-		ORDER BY rowid DESC LIMIT ?`, unit, n)
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ?
+		ORDER BY rowid DESC LIMIT ?`, unit, before, n)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
@@ -83,11 +87,10 @@ func (s *source) Filter(ctx context.Context, q search.Query, k search.Kind, ids 
 	}
 	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
-	query, inArgs, err := sqlx.In(`SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED WHERE t.id IN (?)`, ids)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.tx.QueryContext(ctx, query+` AND `+where, append(inArgs, args...)...)
+	// The ids go as one JSON array: there may be more than SQLite takes
+	// parameters.
+	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
+		WHERE t.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{encodeIDs(ids)}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
 	}
