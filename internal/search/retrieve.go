@@ -97,7 +97,7 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	var selective []string
 	common := map[string][]int64{}
 	for _, u := range words {
-		ids, err := src.Newest(ctx, k, u, 0, r.Window)
+		ids, err := src.Newest(ctx, k, u, r.Window)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +139,7 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	if need := max(1, q.Limit+q.Offset); len(out)+len(extra) < need {
 		// Too few pass: the filters hide the newest rows of the common
 		// words, so their shares go to their newest rows that pass.
-		scoped, err := newestInScope(ctx, src, q, k, common, r.Window, need)
+		scoped, err := newestInScope(ctx, src, q, k, common, need)
 		if err != nil {
 			return nil, err
 		}
@@ -206,65 +206,48 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 
 // newestInScope returns, for each common unit (with the ids of its newest
 // window rows overall), the rows among them that pass the filters, newest
-// first (at most max(window, need)). When fewer than need pass (a date, project or other filter that
-// the newest rows fail), the unit's rows are read further back, in doubling
-// steps, until need of them pass or none are left: a filter never hides the
-// older rows that pass it. A row is checked once for all units. Reading
-// back to window rows that pass instead costs 3-4 times as much on a
-// project of a sixth of a large database, so need is the hits asked for.
-func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, window, need int) (map[string][]Candidate, error) {
-	type walk struct {
-		unit  string
-		batch []int64 // the rows read last, newest first
-		step  int     // how many were asked for
+// first. When fewer than need pass (a date, project or other filter that
+// the newest rows miss), the unit's older rows that pass are read until
+// need of them are found or none are left: a filter never hides the older
+// rows that pass it.
+func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int) (map[string][]Candidate, error) {
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, window := range common {
+		for _, id := range window {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
 	}
-	var walks []*walk
-	for u, ids := range common {
-		walks = append(walks, &walk{unit: u, batch: ids, step: window})
+	pass, err := src.Filter(ctx, q, k, ids)
+	if err != nil {
+		return nil, err
 	}
-	keep := max(window, need)
-	checked := map[int64]*Candidate{} // nil: fails the filters
+	passed := make(map[int64]Candidate, len(pass))
+	for _, c := range pass {
+		passed[c.ID] = c
+	}
 	out := make(map[string][]Candidate, len(common))
-	for len(walks) > 0 {
-		var ids []int64
-		for _, w := range walks {
-			for _, id := range w.batch {
-				if _, ok := checked[id]; !ok {
-					checked[id] = nil
-					ids = append(ids, id)
-				}
+	for u, window := range common {
+		var rows []Candidate
+		for _, id := range window {
+			if c, ok := passed[id]; ok {
+				rows = append(rows, c)
 			}
 		}
-		pass, err := src.Filter(ctx, q, k, ids)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range pass {
-			checked[c.ID] = &c
-		}
-		next := walks[:0]
-		for _, w := range walks {
-			for _, id := range w.batch {
-				if c := checked[id]; c != nil && len(out[w.unit]) < keep {
-					out[w.unit] = append(out[w.unit], *c)
-				}
-			}
-			if len(out[w.unit]) >= need || len(w.batch) < w.step {
-				continue
-			}
-			w.step = min(2*w.step, maxStep)
-			if w.batch, err = src.Newest(ctx, k, w.unit, w.batch[len(w.batch)-1], w.step); err != nil {
+		if len(rows) < need {
+			older, err := src.NewestIn(ctx, q, k, u, window[len(window)-1], need-len(rows))
+			if err != nil {
 				return nil, err
 			}
-			next = append(next, w)
+			rows = append(rows, older...)
 		}
-		walks = next
+		out[u] = rows
 	}
 	return out, nil
 }
-
-// maxStep bounds how many row ids one step of newestInScope reads.
-const maxStep = 16384
 
 // phraseBonus adds to each of the best candidates that has a phrase the
 // phrase's idf, estimated from how many of them have it. The phrases are

@@ -65,10 +65,10 @@ func (f *fakeSource) Match(_ context.Context, q Query, k Kind, match string, _ [
 	return out[:min(n, len(out))], nil
 }
 
-func (f *fakeSource) Newest(_ context.Context, k Kind, unit string, before int64, n int) ([]int64, error) {
+func (f *fakeSource) Newest(_ context.Context, k Kind, unit string, n int) ([]int64, error) {
 	var ids []int64
 	for _, r := range f.rows {
-		if r.kind == k && f.has(r, unit) && (before <= 0 || r.id < before) {
+		if r.kind == k && f.has(r, unit) {
 			ids = append(ids, r.id)
 		}
 	}
@@ -87,6 +87,17 @@ func (f *fakeSource) IDRange(_ context.Context, k Kind) (lo, hi int64, err error
 		}
 	}
 	return lo, hi, nil
+}
+
+func (f *fakeSource) NewestIn(_ context.Context, q Query, k Kind, unit string, before int64, n int) ([]Candidate, error) {
+	var out []Candidate
+	for _, r := range f.rows {
+		if r.id < before && f.has(r, unit) && f.passes(q, k, r) {
+			out = append(out, f.cand(r))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	return out[:min(n, len(out))], nil
 }
 
 func (f *fakeSource) Filter(_ context.Context, q Query, k Kind, ids []int64) ([]Candidate, error) {
@@ -257,8 +268,7 @@ func TestCandidatesWindow(t *testing.T) {
 func TestCandidatesReadBackPastFilteredRows(t *testing.T) {
 	// "deploy" is in 40 rows: 1-20 of session a, 21-40 of session b. With a
 	// window of 4, the newest 4 are all of b; for session a the rows are
-	// read further back (8 more, then 16) until 5 of a are found; 10 take
-	// one more step, which reaches the first row.
+	// read further back until as many of a as the hits asked for are found.
 	var rows []fakeRow
 	for i := int64(1); i <= 40; i++ {
 		s := "a"

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/jmoiron/sqlx"
 
@@ -51,17 +50,34 @@ func (s *source) Match(ctx context.Context, q search.Query, k search.Kind, match
 	return candidateRows(rows, k, true)
 }
 
-func (s *source) Newest(ctx context.Context, k search.Kind, unit string, before int64, n int) ([]int64, error) {
+func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) ([]int64, error) {
 	kt := kindTable(k)
-	if before <= 0 {
-		before = math.MaxInt64
-	}
-	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ?
-		ORDER BY rowid DESC LIMIT ?`, unit, before, n)
+	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
+		ORDER BY rowid DESC LIMIT ?`, unit, n)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
 	return ids, nil
+}
+
+// NewestIn walks the unit's rows from before down (the CROSS JOIN keeps
+// the full-text index the outer loop, in rowid order) and stops at the nth
+// that passes the filters.
+func (s *source) NewestIn(ctx context.Context, q search.Query, k search.Kind, unit string, before int64, n int) ([]search.Candidate, error) {
+	sc, err := s.scope(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	kt := kindTable(k)
+	where, args := filter(sc, k, "t")
+	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
+		FROM `+kt.fts+` CROSS JOIN `+kt.table+` t ON t.id = `+kt.fts+`.rowid
+		WHERE `+kt.fts+` MATCH ? AND `+kt.fts+`.rowid < ? AND `+where+` ORDER BY `+kt.fts+`.rowid DESC LIMIT ?`,
+		append(append([]any{unit, before}, args...), n)...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+	}
+	return candidateRows(rows, k, false)
 }
 
 func (s *source) IDRange(ctx context.Context, k search.Kind) (lo, hi int64, err error) {
