@@ -81,7 +81,7 @@ file yet, it says so and creates none.`,
 // and checks that it is of this mem's version.
 func fullCheck(app *App) store.Check {
 	c := store.Check{Name: FullName}
-	bin, err := app.FullBinary()
+	bin, err := app.fullBinary()
 	if err != nil {
 		c.Detail = err.Error()
 		return c

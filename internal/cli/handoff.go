@@ -56,7 +56,7 @@ func handoffCmd(app *App, name, short string) *cobra.Command {
 				// under mem-full's name, or an old mem-full. Not again.
 				return fmt.Errorf("mem %s: %s does not hold it; install the mem-full of this mem beside it", name, from)
 			}
-			bin, err := app.FullBinary()
+			bin, err := app.fullBinary()
 			if err != nil {
 				return fmt.Errorf("mem %s: %w", name, err)
 			}
@@ -73,9 +73,9 @@ const handoffEnv = "MEM_HANDED_TO"
 // errNoFull: mem-full is neither beside mem nor on PATH.
 var errNoFull = errors.New(FullName + " is not installed beside mem nor on PATH; install it where mem is (see README: Install)")
 
-// FullBinary finds mem-full: beside this binary first, so that an install
+// fullBinary finds mem-full: beside this binary first, so that an install
 // uses its own pair, else on the app's PATH.
-func (a *App) FullBinary() (string, error) {
+func (a *App) fullBinary() (string, error) {
 	name := FullName
 	if runtime.GOOS == "windows" {
 		name += ".exe"
@@ -131,7 +131,7 @@ func (a *App) handOffChild(ctx context.Context, bin string, args []string) error
 // goes nowhere. It is for jobs (the nightly sync), where a problem is logged
 // by the child.
 func runFull(ctx context.Context, app *App, args ...string) error {
-	bin, err := app.FullBinary()
+	bin, err := app.fullBinary()
 	if err != nil {
 		return err
 	}

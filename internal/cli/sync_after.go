@@ -20,7 +20,7 @@ func syncAfterSession(app *App, cfg *config.Config, ev hook.Event) error {
 	if ev.Kind != hook.KindSessionEnd || !cfg.Settings.Sync.AfterSession || len(cfg.Settings.Sync.URL) == 0 {
 		return nil
 	}
-	bin, err := app.FullBinary()
+	bin, err := app.fullBinary()
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 // Package fullcli holds the commands only mem-full links: the MCP server,
 // the web viewer and team sync. They bring the MCP SDK and the network
 // stack, whose start-up every other call of mem would pay; mem hands them
-// over to mem-full (see cli.FullBinary). internal/cli's scripts test them
+// over to mem-full (internal/cli/handoff.go). internal/cli's scripts test them
 // through that hand-over.
 package fullcli
 
