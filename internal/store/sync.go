@@ -18,16 +18,8 @@ import (
 )
 
 // What team memory (internal/team) needs from the local file. A record
-// travels under a key that names its kind: session:<id>,
-// observation:<uuid>, summary:<session id> (one current summary per
-// session). Prompts never leave the machine.
-
-// Key prefixes of synced records.
-const (
-	KeySession     = "session:"
-	KeyObservation = "observation:"
-	KeySummary     = "summary:"
-)
+// travels under its key (memory.Record.Key); prompts never leave the
+// machine.
 
 // Share marks a project as shared with the team; it reports whether it was
 // not shared before.
@@ -239,8 +231,8 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 		for _, k := range keys {
 			if r, ok := cur.records[k]; ok {
 				if s := sessionOf(r.rec); s != "" {
-					if _, have := cur.records[KeySession+s]; !have {
-						more = append(more, KeySession+s)
+					if _, have := cur.records[memory.KeySession+s]; !have {
+						more = append(more, memory.KeySession+s)
 					}
 				}
 			}
@@ -270,7 +262,7 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 				return // gone since; its tombstone is logged after it
 			}
 			if s := sessionOf(r.rec); s != "" {
-				add(KeySession + s)
+				add(memory.KeySession + s)
 			}
 			out = append(out, Outgoing{Key: key, Project: project, Origin: cur.origins[key], Stamp: r.stamp, Record: &r.rec})
 		}
@@ -302,7 +294,7 @@ func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, e
 	cur := current{records: map[string]stamped{}, tombstones: map[string]int64{}, origins: map[string]string{}}
 	ids := map[string][]string{}
 	for _, k := range keys {
-		for _, p := range []string{KeySession, KeyObservation, KeySummary} {
+		for _, p := range []string{memory.KeySession, memory.KeyObservation, memory.KeySummary} {
 			if strings.HasPrefix(k, p) {
 				ids[p] = append(ids[p], strings.TrimPrefix(k, p))
 			}
@@ -333,47 +325,48 @@ func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, e
 	for _, o := range origins {
 		cur.origins[o.Key] = o.Origin
 	}
-	if v := ids[KeySession]; len(v) > 0 {
+	if v := ids[memory.KeySession]; len(v) > 0 {
 		var rows []sessionRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+sessionCols+` FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
 			return cur, err
 		}
 		for _, r := range rows {
 			s := r.session()
-			cur.records[KeySession+s.ID] = stamped{memory.Record{Kind: memory.KindSession, Session: &s}, r.StartedAt}
+			rec := memory.Record{Kind: memory.KindSession, Session: &s}
+			cur.records[rec.Key()] = stamped{rec, r.StartedAt}
 		}
 	}
-	if v := ids[KeyObservation]; len(v) > 0 {
+	if v := ids[memory.KeyObservation]; len(v) > 0 {
 		var rows []observationRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations WHERE uuid IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
 			return cur, err
 		}
 		for _, r := range rows {
 			o := r.observation()
-			cur.records[KeyObservation+o.UUID] = stamped{memory.Record{Kind: memory.KindObservation, Observation: &o}, r.CreatedAt}
+			rec := memory.Record{Kind: memory.KindObservation, Observation: &o}
+			cur.records[rec.Key()] = stamped{rec, r.CreatedAt}
 		}
 	}
-	if v := ids[KeySummary]; len(v) > 0 {
+	if v := ids[memory.KeySummary]; len(v) > 0 {
 		var rows []summaryRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries WHERE session_id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
 			return cur, err
 		}
 		for _, r := range rows {
 			s := r.summary()
-			cur.records[KeySummary+s.SessionID] = stamped{memory.Record{Kind: memory.KindSummary, Summary: &s}, r.CreatedAt}
+			rec := memory.Record{Kind: memory.KindSummary, Summary: &s}
+			cur.records[rec.Key()] = stamped{rec, r.CreatedAt}
 		}
 	}
 	return cur, nil
 }
 
+// sessionOf is the session a record needs before it: none for a session.
 func sessionOf(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindObservation:
-		return r.Observation.SessionID
-	case memory.KindSummary:
-		return r.Summary.SessionID
+	if r.Kind == memory.KindSession {
+		return ""
 	}
-	return ""
+	return r.SessionID()
 }
 
 // MarkPushed records that a project's changes up to mark are in the
@@ -533,17 +526,17 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 // everything recorded in it.
 func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string) (int64, error) {
 	switch {
-	case strings.HasPrefix(key, KeySession):
-		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, KeySession))
+	case strings.HasPrefix(key, memory.KeySession):
+		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, memory.KeySession))
 		return d.Sessions + d.Observations + d.Summaries + d.Prompts, err
-	case strings.HasPrefix(key, KeyObservation):
-		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ?`, strings.TrimPrefix(key, KeyObservation))
+	case strings.HasPrefix(key, memory.KeyObservation):
+		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ?`, strings.TrimPrefix(key, memory.KeyObservation))
 		if err != nil {
 			return 0, err
 		}
 		return res.RowsAffected()
-	case strings.HasPrefix(key, KeySummary):
-		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ?`, strings.TrimPrefix(key, KeySummary))
+	case strings.HasPrefix(key, memory.KeySummary):
+		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ?`, strings.TrimPrefix(key, memory.KeySummary))
 		if err != nil {
 			return 0, err
 		}

@@ -25,9 +25,9 @@ func TestApplyPulledSummaryNewestWins(t *testing.T) {
 		return memory.Summary{UUID: "u-" + text, SessionID: "s1", Project: "p", Learned: text, Text: text, CreatedAt: at}
 	}
 	in := func(seq int64, r memory.Record) Incoming {
-		key := KeySession + "s1"
+		key := memory.KeySession + "s1"
 		if r.Kind == memory.KindSummary {
-			key = KeySummary + "s1"
+			key = memory.KeySummary + "s1"
 		}
 		return Incoming{Seq: seq, Key: key, Origin: "other", Record: r}
 	}
@@ -75,7 +75,7 @@ func TestApplyPulledSummaryNewestWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || out[0].Key != KeySession+"s1" || out[1].Key != KeySummary+"s1" || out[1].Record.Summary.Text != "mine" ||
+	if len(out) != 2 || out[0].Key != memory.KeySession+"s1" || out[1].Key != memory.KeySummary+"s1" || out[1].Record.Summary.Text != "mine" ||
 		out[1].Stamp != t0.Add(3*time.Hour).UnixMilli() {
 		t.Errorf("outbox: %+v, want the session then the summary \"mine\"", out)
 	}
@@ -96,8 +96,8 @@ func TestApplyPulledTombstoneStays(t *testing.T) {
 	sess := memory.Session{ID: "s1", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
 	obs := memory.Observation{UUID: "o1", SessionID: "s1", Project: "p", Type: "decision", Title: "keep the WAL", CreatedAt: t0}
 	recs := []Incoming{
-		{Seq: 1, Key: KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
-		{Seq: 2, Key: KeyObservation + "o1", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
+		{Seq: 1, Key: memory.KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: memory.KeyObservation + "o1", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
 	}
 	count := func() int {
 		var n int
@@ -109,7 +109,7 @@ func TestApplyPulledTombstoneStays(t *testing.T) {
 	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 2, t0); err != nil || count() != 1 {
 		t.Fatalf("first pull: %v, %d rows", err, count())
 	}
-	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 3, Key: KeyObservation + "o1", Tombstone: true, Stamp: 5}}, 3, t0); err != nil || count() != 0 {
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 3, Key: memory.KeyObservation + "o1", Tombstone: true, Stamp: 5}}, 3, t0); err != nil || count() != 0 {
 		t.Fatalf("tombstone: %v, %d rows", err, count())
 	}
 	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 4, t0); err != nil || count() != 0 {

@@ -295,9 +295,9 @@ func fetchPage(ctx context.Context, c *client, o Options, origin, project string
 	}
 	for i, rec := range decoded {
 		in := &recs[bodies[i]]
-		if p := recordProject(rec); p != project || keyOf(rec) != in.Key {
+		if rec.Project() != project || rec.Key() != in.Key {
 			return page{}, fmt.Errorf("pulling: cluster record %s (seq %d) is filed under project %s but holds %s of project %s",
-				in.Key, in.Seq, project, keyOf(rec), p)
+				in.Key, in.Seq, project, rec.Key(), rec.Project())
 		}
 		in.Record = rec
 	}
@@ -305,36 +305,12 @@ func fetchPage(ctx context.Context, c *client, o Options, origin, project string
 }
 
 func validKey(k string) bool {
-	for _, p := range []string{store.KeySession, store.KeyObservation, store.KeySummary} {
+	for _, p := range []string{memory.KeySession, memory.KeyObservation, memory.KeySummary} {
 		if strings.HasPrefix(k, p) && len(k) > len(p) {
 			return true
 		}
 	}
 	return false
-}
-
-func recordProject(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindSession:
-		return r.Session.Project
-	case memory.KindObservation:
-		return r.Observation.Project
-	case memory.KindSummary:
-		return r.Summary.Project
-	}
-	return ""
-}
-
-func keyOf(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindSession:
-		return store.KeySession + r.Session.ID
-	case memory.KindObservation:
-		return store.KeyObservation + r.Observation.UUID
-	case memory.KindSummary:
-		return store.KeySummary + r.Summary.SessionID
-	}
-	return r.Kind
 }
 
 // ProjectStatus is where one shared project stands.
