@@ -84,10 +84,11 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cluster, err := ensureSchema(ctx, c, o.Now)
+	info, err := ensureSchema(ctx, c, o.Now)
 	if err != nil {
 		return Result{}, err
 	}
+	cluster := info.id
 	origin, err := db.MachineID(ctx)
 	if err != nil {
 		return Result{}, err
@@ -100,7 +101,7 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 		pr := ProjectResult{Project: p}
 		st, err := db.BeginSync(ctx, cluster, p)
 		if err == nil && !o.PullOnly {
-			pr.Pushed, err = push(ctx, c, db, o, cluster, origin, p, st.Pushed)
+			pr.Pushed, err = push(ctx, c, db, o, info, origin, p, st.Pushed)
 		}
 		if err == nil && !o.PushOnly {
 			pr.Pulled, pr.Cursor, err = pull(ctx, c, db, o, cluster, origin, p, st.Pulled)
@@ -116,18 +117,26 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 // upsert writes one record into the cluster unless the cluster has it
 // already: a tombstone is never replaced, a summary only by a newer one,
 // and anything else only by its tombstone. A write that changes nothing
-// keeps its seq, so pushing twice changes nothing.
-const upsert = `INSERT INTO mem_records (seq, key, kind, uuid, project, origin, stamp, body)
-	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, uuid = excluded.uuid,
+// keeps its seq, so pushing twice changes nothing. On a cluster whose
+// mem_records has the version-1 uuid column, it is filled with an empty string.
+func upsert(uuidColumn bool) string {
+	cols, vals := "", ""
+	if uuidColumn {
+		cols, vals = "uuid, ", "'', "
+	}
+	return `INSERT INTO mem_records (seq, key, kind, ` + cols + `project, origin, stamp, body)
+	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ` + vals + `?, ?, ?, ?)
+	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind,
 		origin = excluded.origin, stamp = excluded.stamp, body = excluded.body
 	WHERE mem_records.kind != 'tombstone' AND (excluded.kind = 'tombstone'
 		OR (mem_records.kind = 'summary' AND excluded.stamp > mem_records.stamp))`
+}
 
 const kindTombstone = "tombstone"
 
-func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, origin, project string, mark int64) (int, error) {
+func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterInfo, origin, project string, mark int64) (int, error) {
 	total := 0
+	write := upsert(info.uuidColumn)
 	var buf bytes.Buffer
 	enc := interchange.NewEncoder(&buf) // flushed into buf for each record
 	for {
@@ -144,7 +153,7 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			if from == "" {
 				from = origin
 			}
-			kind, id, body := kindTombstone, "", ""
+			kind, body := kindTombstone, ""
 			if !r.Tombstone {
 				buf.Reset()
 				if err := enc.Encode(*r.Record); err != nil {
@@ -153,16 +162,16 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 				if err := enc.Flush(); err != nil {
 					return total, err
 				}
-				kind, id, body = r.Record.Kind, recordID(*r.Record), strings.TrimSuffix(buf.String(), "\n")
+				kind, body = r.Record.Kind, strings.TrimSuffix(buf.String(), "\n")
 			}
-			stmts = append(stmts, st(upsert, r.Key, kind, id, project, from, r.Stamp, body))
+			stmts = append(stmts, st(write, r.Key, kind, project, from, r.Stamp, body))
 		}
 		if len(stmts) > 0 {
 			if _, err := c.execute(ctx, true, stmts); err != nil {
 				return total, fmt.Errorf("pushing: %w", err)
 			}
 		}
-		if err := db.MarkPushed(ctx, cluster, project, last, o.Now()); err != nil {
+		if err := db.MarkPushed(ctx, info.id, project, last, o.Now()); err != nil {
 			return total, err
 		}
 		total += len(out)
@@ -171,19 +180,6 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			o.Progress(project, "pushed", len(out))
 		}
 	}
-}
-
-// recordID is the uuid a record keeps everywhere (a session's id).
-func recordID(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindSession:
-		return r.Session.ID
-	case memory.KindObservation:
-		return r.Observation.UUID
-	case memory.KindSummary:
-		return r.Summary.UUID
-	}
-	return ""
 }
 
 // page is one page of a pull: its records, the seq it ends at, and how
@@ -347,9 +343,9 @@ func Status(ctx context.Context, db *store.DB, r Remote, project string) (Status
 		ask, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
 		defer cancel()
 	}
-	id, _, qerr := readMeta(ask, c)
-	if qerr == nil && id != "" {
-		rep.Cluster, rep.Reachable = id, true
+	info, qerr := readMeta(ask, c)
+	if qerr == nil && info.id != "" {
+		rep.Cluster, rep.Reachable = info.id, true
 	} else {
 		if qerr == nil {
 			qerr = fmt.Errorf("the cluster has no mem schema yet: mem sync creates it")
