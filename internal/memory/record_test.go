@@ -1,6 +1,9 @@
 package memory
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRecordKeyProjectSession(t *testing.T) {
 	tests := []struct {
@@ -29,5 +32,51 @@ func TestRecordKeyProjectSession(t *testing.T) {
 				t.Errorf("SessionID() = %q, want %q", got, tt.session)
 			}
 		})
+	}
+}
+
+func TestTeamSessionID(t *testing.T) {
+	long := strings.Repeat("s", MaxSessionIDLen-5)
+	named := TeamSessionID("notes", "github.com/acme/alpha")
+	if named == "notes" || !strings.HasPrefix(named, "notes@") || len(named) != len("notes@")+8 {
+		t.Fatalf("TeamSessionID(notes) = %q, want notes@ and 8 hex digits", named)
+	}
+	if other := TeamSessionID("notes", "github.com/acme/beta"); other == named || !strings.HasPrefix(other, "notes@") {
+		t.Errorf("TeamSessionID(notes) in another project = %q, want a name of its own", other)
+	}
+	tests := []struct {
+		name, id, project, want string
+	}{
+		{"a name stays itself", named, "github.com/acme/alpha", named},
+		{"too long to name: the plain id", long, "p", long},
+		{"empty stays empty", "", "p", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := TeamSessionID(tt.id, tt.project); got != tt.want {
+				t.Errorf("TeamSessionID = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if plain := PlainSessionID(named, "github.com/acme/alpha"); plain != "notes" {
+		t.Errorf("PlainSessionID(%q) = %q, want notes", named, plain)
+	}
+	if plain := PlainSessionID("notes", "github.com/acme/alpha"); plain != "notes" {
+		t.Errorf("PlainSessionID of a plain id = %q, want it as it is", plain)
+	}
+	for key, want := range map[string]string{
+		"session:notes":     "session:" + named,
+		"summary:notes":     "summary:" + named,
+		"observation:notes": "observation:notes",
+	} {
+		if got := TeamKey(key, "github.com/acme/alpha"); got != want {
+			t.Errorf("TeamKey(%s) = %q, want %q", key, got, want)
+		}
+	}
+	rec := Record{Kind: KindSession, Session: &Session{ID: "sub", ParentID: "notes", Project: "github.com/acme/alpha"}}
+	got := rec.WithSessionIDs(func(id string) string { return TeamSessionID(id, "github.com/acme/alpha") })
+	if got.Session.ParentID != named || rec.Session.ParentID != "notes" {
+		t.Errorf("WithSessionIDs: parent %q (the original's now %q), want %q and the original untouched",
+			got.Session.ParentID, rec.Session.ParentID, named)
 	}
 }

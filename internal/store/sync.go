@@ -429,6 +429,10 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applying (one) VALUES (1)`); err != nil {
 			return err
 		}
+		recs, err := toLocal(ctx, tx, project, recs)
+		if err != nil {
+			return err
+		}
 		keys := make([]string, len(recs))
 		for i, r := range recs {
 			keys[i] = r.Key
@@ -520,6 +524,87 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		return res, db.scrub(ctx, "records forgotten by the team")
 	}
 	return res, nil
+}
+
+// toLocal returns recs, pulled for project, with the cluster's session
+// names (memory.TeamSessionID) in their keys and records replaced by this
+// file's session ids: the plain id, unless this file holds it (a session
+// or its tombstone) for another project; then the cluster's name, which
+// names the session in project alone. A session keeps the id it got here
+// first, so every record of it meets it.
+func toLocal(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) ([]Incoming, error) {
+	owner := func(id string) (string, error) {
+		var p string
+		err := tx.GetContext(ctx, &p, `SELECT project FROM sessions WHERE id = ?1
+			UNION ALL SELECT project FROM sync_tombstones WHERE key = ?2 LIMIT 1`, id, memory.KeySession+id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil
+		}
+		return p, err
+	}
+	ids := map[string]string{} // the cluster's name -> the id here
+	resolve := func(name string) error {
+		if _, done := ids[name]; done || name == "" {
+			return nil
+		}
+		plain := memory.PlainSessionID(name, project)
+		named := memory.TeamSessionID(plain, project)
+		id := plain
+		if o, err := owner(plain); err != nil {
+			return err
+		} else if o != project && named != plain {
+			if o2, err := owner(named); err != nil {
+				return err
+			} else if o != "" || o2 == project {
+				id = named
+			}
+		}
+		ids[name] = id
+		return nil
+	}
+	keyed := func(key string) (string, string, bool) {
+		for _, p := range []string{memory.KeySession, memory.KeySummary} {
+			if name, ok := strings.CutPrefix(key, p); ok {
+				return p, name, true
+			}
+		}
+		return "", "", false
+	}
+	for _, r := range recs {
+		if _, name, ok := keyed(r.Key); ok {
+			if err := resolve(name); err != nil {
+				return nil, err
+			}
+		}
+		if r.Tombstone {
+			continue
+		}
+		if err := resolve(r.Record.SessionID()); err != nil {
+			return nil, err
+		}
+		if r.Record.Session != nil {
+			if err := resolve(r.Record.Session.ParentID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	local := func(name string) string {
+		if id, ok := ids[name]; ok {
+			return id
+		}
+		return name
+	}
+	out := make([]Incoming, len(recs))
+	for i, r := range recs {
+		if p, name, ok := keyed(r.Key); ok {
+			r.Key = p + local(name)
+		}
+		if !r.Tombstone {
+			r.Record = r.Record.WithSessionIDs(local)
+		}
+		out[i] = r
+	}
+	return out, nil
 }
 
 // deleteByKey deletes the record under a sync key; a session goes with

@@ -116,3 +116,77 @@ func TestApplyPulledTombstoneStays(t *testing.T) {
 		t.Fatalf("the record came back: %v, %d rows", err, count())
 	}
 }
+
+// Pulled records name sessions as the cluster does (memory.TeamSessionID):
+// each gets the plain id here unless that id is another project's here,
+// and keeps the id it got; a tombstone deletes only its project's session.
+func TestApplyPulledSessionIDsPerProject(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	for _, p := range []string{"p", "q"} {
+		if _, err := db.Share(ctx, p, t0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.BeginSync(ctx, "c1", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// This file's own session "x" is in project q.
+	if _, _, err := db.StartSession(ctx, memory.Session{ID: "x", Project: "q", StartedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	seq := int64(0)
+	pull := func(project, name, obsUUID string) {
+		t.Helper()
+		sess := memory.Session{ID: name, Project: project, StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+		obs := memory.Observation{UUID: obsUUID, SessionID: name, Project: project, Type: "decision", Title: "title " + obsUUID, CreatedAt: t0}
+		seq += 2
+		recs := []Incoming{
+			{Seq: seq - 1, Key: memory.KeySession + name, Origin: "other", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+			{Seq: seq, Key: memory.KeyObservation + obsUUID, Origin: "other", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
+		}
+		if _, err := db.ApplyPulled(ctx, "c1", project, recs, seq, t0); err != nil {
+			t.Fatalf("pulling %s of %s: %v", name, project, err)
+		}
+	}
+	sessionOfObs := func(uuid string) (string, string) {
+		t.Helper()
+		var id, project string
+		if err := db.SQL().QueryRow(`SELECT s.id, s.project FROM observations o JOIN sessions s ON s.id = o.session_id
+			WHERE o.uuid = ?`, uuid).Scan(&id, &project); err != nil {
+			t.Fatalf("observation %s: %v", uuid, err)
+		}
+		return id, project
+	}
+	px, py, qy := memory.TeamSessionID("x", "p"), memory.TeamSessionID("y", "p"), memory.TeamSessionID("y", "q")
+	steps := []struct {
+		name, project, clusterName, obs string
+		wantID                          string
+	}{
+		{"the plain id is another project's here", "p", px, "o1", px},
+		{"the same session again", "p", px, "o2", px},
+		{"a plain id free here", "p", py, "o3", "y"},
+		{"then taken: the other project's session gets the cluster's name", "q", qy, "o4", qy},
+		{"a plain name from an older mem, the id another project's here", "p", "x", "o5", px},
+		{"a plain name from an older mem, the id this project's here", "p", "y", "o6", "y"},
+	}
+	for _, st := range steps {
+		pull(st.project, st.clusterName, st.obs)
+		if id, project := sessionOfObs(st.obs); id != st.wantID || project != st.project {
+			t.Errorf("%s: the observation is in session %s of %s, want %s of %s", st.name, id, project, st.wantID, st.project)
+		}
+	}
+	// The tombstone of p's x deletes p's session, not q's own x.
+	seq++
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: seq, Key: memory.KeySession + px, Tombstone: true, Stamp: 9}}, seq, t0); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	if err := db.SQL().Select(&ids, `SELECT id || ' ' || project FROM sessions ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"x q", "y p", qy + " q"}; len(ids) != len(want) || ids[0] != want[0] || ids[1] != want[1] || ids[2] != want[2] {
+		t.Errorf("sessions after the tombstone: %q, want %q", ids, want)
+	}
+}

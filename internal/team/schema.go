@@ -22,11 +22,16 @@ import (
 // Versions:
 //   - 1: mem_records with a uuid column that nothing read (the record's id,
 //     already in its key and body). Clusters made at version 1 keep it: mem
-//     fills it with an empty string and never migrates it away, so no cluster is rewritten
-//     and a mem that knows only version 1 keeps syncing with them.
-//   - 2: mem_records without uuid. A new cluster is made at this version in
-//     one transaction, so a mem that knows only version 1 refuses it instead
-//     of failing on the missing column.
+//     fills it with an empty string and never migrates it away, so no row
+//     is rewritten (readMeta reads which shape a cluster has).
+//   - 2: mem_records without uuid, for new clusters only: a mem that knows
+//     only version 1 refuses such a cluster instead of failing on the
+//     missing column.
+//   - 3: sessions are named by id and project (memory.TeamSessionID) in keys
+//     and records. Nothing is rewritten: rows under plain ids stay readable
+//     and are read as the project's; the version only keeps a mem that
+//     names sessions by their plain id, and would mix two projects' sessions
+//     of one id, from syncing.
 var clusterSchema = []string{
 	`CREATE TABLE IF NOT EXISTS mem_records (
 		seq     INTEGER NOT NULL UNIQUE,
@@ -42,11 +47,12 @@ var clusterSchema = []string{
 
 // clusterMigrations[v] takes an existing cluster from version v-1 to v, in
 // one transaction, its statements idempotent (a version cut off is simply
-// applied again). A version without one changes only what a new cluster
-// gets: an older cluster is synced as it is and keeps its version.
+// applied again). A version without one (nil) changes only what a new
+// cluster gets: nothing is applied to an older cluster for it.
 var clusterMigrations = [][]string{
-	1: nil, // made whole by clusterSchema
-	2: nil, // the uuid column stays where it is
+	1: nil,        // made whole by clusterSchema
+	2: nil,        // the uuid column stays where it is
+	3: []string{}, // the version alone
 }
 
 // clusterVersion is the newest version this mem knows, the one it makes.

@@ -68,8 +68,9 @@ func versionOneSchema(c *cluster) {
 }
 
 // TestClusterOfEitherShape: mem makes new clusters without the uuid column
-// (schema version 2) and syncs, without migrating them, with clusters an
-// older mem made with it (version 1): records go both ways on each.
+// and syncs with clusters an older mem made with it (version 1), whose
+// rows it leaves as they are: records go both ways on each, and what the
+// older mem pushed is pulled.
 func TestClusterOfEitherShape(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -78,8 +79,8 @@ func TestClusterOfEitherShape(t *testing.T) {
 		uuid    int // mem_records columns named uuid
 		old     int // records an older mem pushed
 	}{
-		{"made by this mem", func(*cluster) {}, "2", 0, 0},
-		{"made at version 1", versionOneSchema, "1", 1, 1},
+		{"made by this mem", func(*cluster) {}, "3", 0, 0},
+		{"made at version 1", versionOneSchema, "3", 1, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := startCluster(t, 1, "", "")
@@ -107,6 +108,26 @@ func TestClusterOfEitherShape(t *testing.T) {
 				}
 			}
 			want := 5 + 3 + tt.old
+			defer func() {
+				if tt.old == 0 || t.Failed() {
+					return
+				}
+				// Forgetting the session the older mem pushed under its
+				// plain id leaves no text of it in the cluster, and reaches b.
+				a.run("--project", project, "forget", "--session", "s-old")
+				a.run("sync")
+				b.run("sync")
+				if n := c.count(`SELECT count(*) FROM mem_records WHERE body LIKE '%s-old%'`); n != 0 {
+					t.Errorf("%d cluster records still hold the forgotten session", n)
+				}
+				if n := c.count(`SELECT count(*) FROM mem_records WHERE key = 'session:s-old' AND kind = 'tombstone'`); n != 1 {
+					t.Errorf("the plain session key is not a tombstone")
+				}
+				if n := b.count(`SELECT count(*) FROM observations WHERE uuid = 'old-1'`); n != 0 {
+					t.Errorf("b still has the forgotten session's observation")
+				}
+				checkMember(t, b, 5+3, []string{"a", "b"})
+			}()
 			for _, m := range []*member{a, b} {
 				checkMember(t, m, want, []string{"a", "b"})
 				var res team.Result

@@ -132,6 +132,13 @@ func upsert(uuidColumn bool) string {
 		OR (mem_records.kind = 'summary' AND excluded.stamp > mem_records.stamp))`
 }
 
+// forgetPlain turns the row a mem that named sessions by their plain id
+// pushed under a session's or summary's key into its tombstone, when it is
+// the same project's; a later seq, so that pulls see it.
+const forgetPlain = `UPDATE mem_records SET seq = (SELECT coalesce(max(seq), 0) + 1 FROM mem_records),
+	kind = 'tombstone', origin = ?, stamp = ?, body = ''
+	WHERE key = ? AND project = ? AND kind != 'tombstone'`
+
 const kindTombstone = "tombstone"
 
 func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterInfo, origin, project string, mark int64) (int, error) {
@@ -153,18 +160,24 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterI
 			if from == "" {
 				from = origin
 			}
-			kind, body := kindTombstone, ""
+			// The cluster names a session by its id and project.
+			key, kind, body := memory.TeamKey(r.Key, project), kindTombstone, ""
+			if r.Tombstone && key != r.Key {
+				// What an older mem pushed under the plain key goes too.
+				stmts = append(stmts, st(forgetPlain, from, r.Stamp, r.Key, project))
+			}
 			if !r.Tombstone {
+				rec := r.Record.WithSessionIDs(func(id string) string { return memory.TeamSessionID(id, project) })
 				buf.Reset()
-				if err := enc.Encode(*r.Record); err != nil {
+				if err := enc.Encode(rec); err != nil {
 					return total, err
 				}
 				if err := enc.Flush(); err != nil {
 					return total, err
 				}
-				kind, body = r.Record.Kind, strings.TrimSuffix(buf.String(), "\n")
+				key, kind, body = rec.Key(), rec.Kind, strings.TrimSuffix(buf.String(), "\n")
 			}
-			stmts = append(stmts, st(write, r.Key, kind, project, from, r.Stamp, body))
+			stmts = append(stmts, st(write, key, kind, project, from, r.Stamp, body))
 		}
 		if len(stmts) > 0 {
 			if _, err := c.execute(ctx, true, stmts); err != nil {
