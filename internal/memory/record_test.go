@@ -80,3 +80,17 @@ func TestTeamSessionID(t *testing.T) {
 			got.Session.ParentID, rec.Session.ParentID, named)
 	}
 }
+
+func TestPlainKey(t *testing.T) {
+	named := TeamSessionID("notes", "p")
+	for key, want := range map[string]string{
+		"session:" + named:     "session:notes",
+		"summary:" + named:     "summary:notes",
+		"session:notes":        "session:notes",
+		"observation:" + named: "observation:" + named,
+	} {
+		if got := PlainKey(key, "p"); got != want {
+			t.Errorf("PlainKey(%s) = %q, want %q", key, got, want)
+		}
+	}
+}

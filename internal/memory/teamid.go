@@ -46,6 +46,17 @@ func TeamKey(key, project string) string {
 	return key
 }
 
+// PlainKey is a cluster key with its session's plain id, the key an older
+// mem used.
+func PlainKey(key, project string) string {
+	for _, p := range []string{KeySession, KeySummary} {
+		if name, ok := strings.CutPrefix(key, p); ok {
+			return p + PlainSessionID(name, project)
+		}
+	}
+	return key
+}
+
 // WithSessionIDs returns a copy of r whose session ids (its own, its
 // parent's, the one it belongs to) are mapped by f; r is left as it is.
 func (r Record) WithSessionIDs(f func(string) string) Record {

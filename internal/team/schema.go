@@ -133,7 +133,11 @@ func ensureSchema(ctx context.Context, c *client, now func() time.Time) (cluster
 		if _, err := c.execute(ctx, true, stmts); err != nil {
 			return clusterInfo{}, fmt.Errorf("creating the cluster's schema version %d: %w", clusterVersion(), err)
 		}
-		return clusterInfo{id: info.id, version: clusterVersion()}, nil
+		// Read again: a table left by an older mem keeps its shape.
+		if info, err = readMeta(ctx, c); err != nil {
+			return clusterInfo{}, fmt.Errorf("reading the cluster's schema version: %w", err)
+		}
+		return info, nil
 	}
 	for next := info.version + 1; next <= clusterVersion(); next++ {
 		if clusterMigrations[next] == nil {

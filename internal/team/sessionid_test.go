@@ -82,3 +82,38 @@ func TestSameSessionIDInTwoProjects(t *testing.T) {
 		t.Errorf("%d cluster records hold the other project's session, want its observation and summary", n)
 	}
 }
+
+// TestPlainSessionIDFromOlderMem: a session an older mem pushed under its
+// plain id, pulled by a member that has its own session of that id in
+// another project, gets the cluster's name there; forgetting it there turns
+// the older row into a tombstone and leaves the member's own session.
+func TestPlainSessionIDFromOlderMem(t *testing.T) {
+	const other = "github.com/acme/other"
+	c := startCluster(t, 1, "", "")
+	versionOneSchema(c)
+	d := newMember(t, "d", c, c.urls(), "")
+	d.run("--project", other, "observe", "--session", "s-old", "--type", "decision", "--title", "decided ownword here")
+	d.run("--project", project, "share")
+	d.run("sync")
+	var named string
+	db := d.open()
+	if err := db.SQL().Get(&named, `SELECT s.id FROM observations o JOIN sessions s ON s.id = o.session_id
+		WHERE o.uuid = 'old-1' AND s.project = ?`, project); err != nil {
+		t.Fatalf("the older mem's observation is not in a session of %s: %v", project, err)
+	}
+	db.Close()
+	if named == "s-old" {
+		t.Fatalf("the older mem's session took the id of d's own session of %s", other)
+	}
+	d.run("--project", project, "forget", "--session", named)
+	d.run("sync")
+	if n := c.count(`SELECT count(*) FROM mem_records WHERE body LIKE '%older mem%'`); n != 0 {
+		t.Errorf("%d cluster records still hold the forgotten session", n)
+	}
+	if n := c.count(`SELECT count(*) FROM mem_records WHERE key = 'session:s-old' AND kind = 'tombstone'`); n != 1 {
+		t.Errorf("the plain session key is not a tombstone")
+	}
+	if n := d.count(`SELECT count(*) FROM observations WHERE project = ? AND title LIKE '%ownword%'`, other); n != 1 {
+		t.Errorf("d: its own session of %s lost its observation", other)
+	}
+}

@@ -162,9 +162,9 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterI
 			}
 			// The cluster names a session by its id and project.
 			key, kind, body := memory.TeamKey(r.Key, project), kindTombstone, ""
-			if r.Tombstone && key != r.Key {
+			if plain := memory.PlainKey(key, project); r.Tombstone && plain != key {
 				// What an older mem pushed under the plain key goes too.
-				stmts = append(stmts, st(forgetPlain, from, r.Stamp, r.Key, project))
+				stmts = append(stmts, st(forgetPlain, from, r.Stamp, plain, project))
 			}
 			if !r.Tombstone {
 				rec := r.Record.WithSessionIDs(func(id string) string { return memory.TeamSessionID(id, project) })
