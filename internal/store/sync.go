@@ -533,35 +533,6 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 // names the session in project alone. A session keeps the id it got here
 // first, so every record of it meets it.
 func toLocal(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) ([]Incoming, error) {
-	owner := func(id string) (string, error) {
-		var p string
-		err := tx.GetContext(ctx, &p, `SELECT project FROM sessions WHERE id = ?1
-			UNION ALL SELECT project FROM sync_tombstones WHERE key = ?2 LIMIT 1`, id, memory.KeySession+id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return "", nil
-		}
-		return p, err
-	}
-	ids := map[string]string{} // the cluster's name -> the id here
-	resolve := func(name string) error {
-		if _, done := ids[name]; done || name == "" {
-			return nil
-		}
-		plain := memory.PlainSessionID(name, project)
-		named := memory.TeamSessionID(plain, project)
-		id := plain
-		if o, err := owner(plain); err != nil {
-			return err
-		} else if o != project && named != plain {
-			if o2, err := owner(named); err != nil {
-				return err
-			} else if o != "" || o2 == project {
-				id = named
-			}
-		}
-		ids[name] = id
-		return nil
-	}
 	keyed := func(key string) (string, string, bool) {
 		for _, p := range []string{memory.KeySession, memory.KeySummary} {
 			if name, ok := strings.CutPrefix(key, p); ok {
@@ -570,22 +541,53 @@ func toLocal(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) 
 		}
 		return "", "", false
 	}
+	// The cluster's names in recs, and the two ids each may have here.
+	ids := map[string]string{} // the cluster's name -> the id here
+	var candidates []string
+	add := func(name string) {
+		if _, seen := ids[name]; seen || name == "" {
+			return
+		}
+		plain := memory.PlainSessionID(name, project)
+		ids[name] = plain
+		candidates = append(candidates, plain, memory.TeamSessionID(plain, project))
+	}
 	for _, r := range recs {
 		if _, name, ok := keyed(r.Key); ok {
-			if err := resolve(name); err != nil {
-				return nil, err
+			add(name)
+		}
+		if !r.Tombstone {
+			add(r.Record.SessionID())
+			if r.Record.Session != nil {
+				add(r.Record.Session.ParentID)
 			}
 		}
-		if r.Tombstone {
-			continue
+	}
+	if len(ids) == 0 {
+		return recs, nil
+	}
+	// Whose each id is here: a session's project, else its tombstone's.
+	list, _ := json.Marshal(candidates)
+	var rows []struct {
+		ID      string `db:"id"`
+		Project string `db:"project"`
+		Live    bool   `db:"live"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT id, project, 1 AS live FROM sessions WHERE id IN (SELECT value FROM json_each(?1))
+		UNION ALL SELECT substr(key, length(?2) + 1), project, 0 FROM sync_tombstones
+		WHERE key IN (SELECT ?2 || value FROM json_each(?1))`, string(list), memory.KeySession); err != nil {
+		return nil, err
+	}
+	owner := map[string]string{}
+	for _, r := range rows {
+		if _, have := owner[r.ID]; !have || r.Live {
+			owner[r.ID] = r.Project
 		}
-		if err := resolve(r.Record.SessionID()); err != nil {
-			return nil, err
-		}
-		if r.Record.Session != nil {
-			if err := resolve(r.Record.Session.ParentID); err != nil {
-				return nil, err
-			}
+	}
+	for name, plain := range ids {
+		named := memory.TeamSessionID(plain, project)
+		if o := owner[plain]; o != project && named != plain && (o != "" || owner[named] == project) {
+			ids[name] = named
 		}
 	}
 	local := func(name string) string {
