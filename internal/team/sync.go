@@ -116,7 +116,8 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 
 // upsert writes one record into the cluster unless the cluster has it
 // already: a tombstone is never replaced, a summary only by a newer one,
-// and anything else only by its tombstone. A write that changes nothing
+// and anything else only by its tombstone; a row of another project never
+// (a session id too long to carry its project, see memory.TeamSessionID). A write that changes nothing
 // keeps its seq, so pushing twice changes nothing. On a cluster whose
 // mem_records has the version-1 uuid column, it is filled with an empty string.
 func upsert(uuidColumn bool) string {
@@ -128,8 +129,8 @@ func upsert(uuidColumn bool) string {
 	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ` + vals + `?, ?, ?, ?)
 	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind,
 		origin = excluded.origin, stamp = excluded.stamp, body = excluded.body
-	WHERE mem_records.kind != 'tombstone' AND (excluded.kind = 'tombstone'
-		OR (mem_records.kind = 'summary' AND excluded.stamp > mem_records.stamp))`
+	WHERE mem_records.kind != 'tombstone' AND mem_records.project = excluded.project
+		AND (excluded.kind = 'tombstone' OR (mem_records.kind = 'summary' AND excluded.stamp > mem_records.stamp))`
 }
 
 // forgetPlain turns the row a mem that named sessions by their plain id
