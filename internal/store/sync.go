@@ -388,7 +388,8 @@ func (db *DB) MarkPushed(ctx context.Context, cluster, project string, mark int6
 }
 
 // Incoming is one record pulled from the cluster: Record is the zero value
-// for a tombstone.
+// for a tombstone. Its key and record name sessions as the cluster does
+// (memory.TeamSessionID); ApplyPulled maps them to this file's ids.
 type Incoming struct {
 	Seq       int64
 	Key       string
@@ -412,7 +413,8 @@ type Pulled struct {
 // a tombstone here is never written; a tombstone deletes its record (with
 // the session's records for a session) and stays; a summary replaces the
 // session's summary only when it is newer. Nothing written here is logged
-// for a push: it came from the cluster.
+// for a push: it came from the cluster. Sessions get their ids here as
+// toLocal says.
 func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []Incoming, seq int64, at time.Time) (Pulled, error) {
 	var res Pulled
 	var toImport []memory.Record
