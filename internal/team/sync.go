@@ -59,8 +59,8 @@ func (o *Options) defaults() {
 // Sync pushes, then pulls, every shared project (or those named). Each
 // batch is its own step: a sync cut off anywhere leaves what it finished in
 // place, and the next one goes on from there; nothing is doubled, because
-// the cluster keys records by uuid and the file applies a page together with
-// its cursor.
+// the cluster keeps one row per key (memory.TeamKey) and the file applies a
+// page together with its cursor.
 func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 	o.defaults()
 	shared, err := db.SharedProjects(ctx)
