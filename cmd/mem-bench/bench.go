@@ -273,6 +273,7 @@ func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 	st.Held = held
 	st.Ratio, st.Floor50 = pairedRatio(rs, floors, func(r run) time.Duration { return r.Wall })
 	st.CPURatio, _ = pairedRatio(rs, floors, func(r run) time.Duration { return r.CPU })
+	st.FloorFlt = faults50(floors)
 	// Peak memory from /usr/bin/time in three more runs: the rusage of a
 	// child started by Go (vfork) counts the parent's resident set too.
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
@@ -607,22 +608,23 @@ func renderReport(rows []row, c benchConfig, toolchain, load0, load1 string) str
 	var b strings.Builder
 	fmt.Fprintf(&b, "Machine: %s. Floor: a Go hello-world built with %s, as mem is. %d runs per path after %d warm-up runs, each paired with a run of the floor; 1-minute load average %s before, %s after.\n\n",
 		machine(), toolchain, c.runs, c.warmup, load0, load1)
-	fmt.Fprintln(&b, "| path | observations | p50 ms | p95 ms | CPU p50 ms | peak RSS MB | floor p50 ms | x floor (p50) | x floor, CPU | target | verdict |")
-	fmt.Fprintln(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+	fmt.Fprintln(&b, "| path | observations | p50 ms | p95 ms | CPU p50 ms | peak RSS MB | page faults (floor) | floor p50 ms | x floor (p50) | x floor, CPU | target | verdict |")
+	fmt.Fprintln(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
 	for _, r := range rows {
 		size := sizeLabel(r.size)
 		switch {
 		case r.skip != "":
-			fmt.Fprintf(&b, "| %s | %s | - | - | - | - | - | - | - | %s | skipped: %s |\n", r.name, size, target(r), r.skip)
+			fmt.Fprintf(&b, "| %s | %s | - | - | - | - | - | - | - | - | %s | skipped: %s |\n", r.name, size, target(r), r.skip)
 		case r.special != "":
-			fmt.Fprintf(&b, "| %s | %s | %s ||||||| >= 20,000 obs/s, <= 150 MiB | %s |\n", r.name, size, r.special, r.note)
+			fmt.Fprintf(&b, "| %s | %s | %s |||||||| >= 20,000 obs/s, <= 150 MiB | %s |\n", r.name, size, r.special, r.note)
 		default:
-			floor, ratio, cpu := "-", "-", "-"
+			floor, ratio, cpu, faults := "-", "-", "-", fmt.Sprint(r.s.Faults50)
 			if r.s.Ratio > 0 { // paired with the floor
 				floor, ratio, cpu = ms(r.s.Floor50), fmt.Sprintf("%.2f", r.s.Ratio), fmt.Sprintf("%.2f", r.s.CPURatio)
+				faults = fmt.Sprintf("%d (%d)", r.s.Faults50, r.s.FloorFlt)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name, size, ms(r.s.P50), ms(r.s.P95),
-				ms(r.s.CPU50), mb(r.s.MaxRSS), floor, ratio, cpu, target(r), verdict(r))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.name, size, ms(r.s.P50), ms(r.s.P95),
+				ms(r.s.CPU50), mb(r.s.MaxRSS), faults, floor, ratio, cpu, target(r), verdict(r))
 		}
 	}
 	b.WriteString(growth(rows, c.sizes))

@@ -19,6 +19,7 @@ type run struct {
 	Wall   time.Duration
 	CPU    time.Duration
 	MaxRSS int64 // bytes
+	Faults int64 // page faults (minor and major): load does not change them
 	Code   int
 	Stdout []byte
 	Stderr []byte
@@ -65,6 +66,7 @@ func (p proc) run() (run, error) {
 	r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.MaxRSS = ru.Maxrss * 1024 // kilobytes on Linux
+		r.Faults = ru.Minflt + ru.Majflt
 	}
 	return r, nil
 }
@@ -75,11 +77,13 @@ type stats struct {
 	P50, P95  time.Duration
 	CPU50     time.Duration
 	MaxRSS    int64
+	Faults50  int64         // page faults, p50
 	Out50     int           // bytes written to stdout, p50
 	Held      int           // runs whose answer held what the case expects
 	Ratio     float64       // p50 of wall time over the paired floor run's
 	CPURatio  float64       // the same, of CPU time
 	Floor50   time.Duration // p50 of the paired floor runs
+	FloorFlt  int64         // page faults of the paired floor runs, p50
 	Failures  int
 	LastError string
 }
@@ -107,7 +111,21 @@ func summarise(rs []run) stats {
 	if len(outs) > 0 {
 		s.Out50 = outs[(len(outs)-1)/2]
 	}
+	s.Faults50 = faults50(rs)
 	return s
+}
+
+// faults50 is the median page faults of rs.
+func faults50(rs []run) int64 {
+	if len(rs) == 0 {
+		return 0
+	}
+	f := make([]int64, len(rs))
+	for i, r := range rs {
+		f[i] = r.Faults
+	}
+	slices.Sort(f)
+	return f[(len(f)-1)/2]
 }
 
 // percentile by the nearest-rank method.

@@ -1,24 +1,11 @@
 package cli
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
-
-// TestMain lets testscript run this test binary as the `mem` command, so the
-// scripts exercise the real command line in real processes.
-func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"mem": func() {
-			app := NewApp(os.Stdin, os.Stdout, os.Stderr)
-			os.Exit(Main(context.Background(), app, os.Args[1:]))
-		},
-	})
-}
 
 // TestScripts runs every testdata/script/*.txtar. Each script gets its own
 // HOME and database (MEM_DB) in its work directory.

@@ -47,11 +47,11 @@ what they accept:
 			if err != nil {
 				return err
 			}
-			sw := switches.Decide(switchSettings(app.cfg, app.Getenv), id.Root)
+			sw := switches.Decide(SwitchSettings(app.cfg, app.Getenv), id.Root)
 			if app.JSON {
-				return printJSON(app.Out, map[string]any{"file": app.cfg.File, "settings": settings, "project": id, "switches": sw})
+				return PrintJSON(app.Out, map[string]any{"file": app.cfg.File, "settings": settings, "project": id, "switches": sw})
 			}
-			w := app.text()
+			w := app.Text()
 			fmt.Fprintf(w, "config file: %s\n", app.cfg.File)
 			fmt.Fprintf(w, "project: %s (%s, root %s)\n", id.Key, id.Source, id.Root)
 			writeSwitches(app, sw)

@@ -20,12 +20,12 @@ import (
 // newCollector returns the collector over db with the configured sources
 // switched on: entries of a switched-off source are never delivered.
 func newCollector(cfg *config.Config, now func() time.Time, db collector.Store) *collector.Collector {
-	return collector.New(db, now, func(source string) bool { return sourceEnabled(cfg, source) })
+	return collector.New(db, now, func(source string) bool { return SourceEnabled(cfg, source) })
 }
 
 // openCollector opens the store and returns the collector over it.
 func openCollector(ctx context.Context, app *App) (*collector.Collector, error) {
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func openCollector(ctx context.Context, app *App) (*collector.Collector, error) 
 
 // sourceEnabled reads a source's context.<source> switch; sources mem does
 // not know (what scripts register) follow context.custom.
-func sourceEnabled(cfg *config.Config, source string) bool {
+func SourceEnabled(cfg *config.Config, source string) bool {
 	c := cfg.Settings.Context
 	switch source {
 	case triggers.SourceMemory:
@@ -104,12 +104,12 @@ func newContextAddCmd(app *App) *cobra.Command {
 }
 
 func runContextAdd(ctx context.Context, app *App, o contextAddOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	p, err := collector.ParsePriority(o.Priority)
 	if err != nil {
-		return invalid("--priority", "one of critical, high, normal, low", o.Priority)
+		return Invalid("--priority", "one of critical, high, normal, low", o.Priority)
 	}
 	if !o.contentSet {
 		b, err := io.ReadAll(io.LimitReader(app.In, collector.MaxContentLen+1))
@@ -125,10 +125,10 @@ func runContextAdd(ctx context.Context, app *App, o contextAddOptions) error {
 		msg := err.Error()
 		for _, f := range []string{"source", "id", "content", "priority"} {
 			if strings.HasPrefix(msg, f+":") {
-				return usageErr(fmt.Errorf("--%s", msg))
+				return UsageErr(fmt.Errorf("--%s", msg))
 			}
 		}
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	c, err := openCollector(ctx, app)
 	if err != nil {
@@ -138,10 +138,10 @@ func runContextAdd(ctx context.Context, app *App, o contextAddOptions) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"registered": true, "source": e.Source, "id": e.EntryID,
+		return PrintJSON(app.Out, map[string]any{"registered": true, "source": e.Source, "id": e.EntryID,
 			"priority": collector.PriorityName(p), "persistent": e.Persistent})
 	}
-	fmt.Fprintf(app.text(), "registered %s:%s for session %s\n", e.Source, e.EntryID, e.SessionID)
+	fmt.Fprintf(app.Text(), "registered %s:%s for session %s\n", e.Source, e.EntryID, e.SessionID)
 	return nil
 }
 
@@ -161,11 +161,11 @@ func newContextConsumeCmd(app *App) *cobra.Command {
 }
 
 func runContextConsume(ctx context.Context, app *App, o contextSessionOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	if o.Format != "text" && o.Format != "xml" {
-		return invalid("--format", "text or xml", o.Format)
+		return Invalid("--format", "text or xml", o.Format)
 	}
 	c, err := openCollector(ctx, app)
 	if err != nil {
@@ -193,8 +193,8 @@ func newContextPendingCmd(app *App) *cobra.Command {
 }
 
 func runContextPending(ctx context.Context, app *App, o contextSessionOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	c, err := openCollector(ctx, app)
 	if err != nil {
@@ -205,20 +205,20 @@ func runContextPending(ctx context.Context, app *App, o contextSessionOptions) e
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, entriesJSON(es))
+		return PrintJSON(app.Out, entriesJSON(es))
 	}
 	if len(es) == 0 {
 		fmt.Fprintln(app.Out, "no pending context")
 		return nil
 	}
-	w := app.text()
+	w := app.Text()
 	for _, e := range es {
 		flag := ""
 		if e.Persistent {
 			flag = " persistent"
 		}
 		fmt.Fprintf(w, "%s:%s  %s%s  %s  %d tokens\n", e.Source, e.EntryID, collector.PriorityName(e.Priority),
-			flag, stamp(e.CreatedAt), tokens.Estimate(e.Content))
+			flag, Stamp(e.CreatedAt), tokens.Estimate(e.Content))
 	}
 	return nil
 }
@@ -238,8 +238,8 @@ func newContextClearCmd(app *App) *cobra.Command {
 }
 
 func runContextClear(ctx context.Context, app *App, o contextSessionOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	c, err := openCollector(ctx, app)
 	if err != nil {
@@ -250,7 +250,7 @@ func runContextClear(ctx context.Context, app *App, o contextSessionOptions) err
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"cleared": n})
+		return PrintJSON(app.Out, map[string]any{"cleared": n})
 	}
 	fmt.Fprintf(app.Out, "cleared %d entries\n", n)
 	return nil
@@ -277,13 +277,13 @@ func entriesJSON(es []memory.PendingEntry) []entryJSON {
 func printEntries(app *App, es []memory.PendingEntry, format string) error {
 	switch {
 	case app.JSON:
-		return printJSON(app.Out, entriesJSON(es))
+		return PrintJSON(app.Out, entriesJSON(es))
 	case len(es) == 0:
 		return nil
 	case format == "xml":
 		_, err := fmt.Fprintln(app.Out, collector.Render(es))
 		return err
 	}
-	_, err := fmt.Fprintln(app.text(), collector.Merge(es))
+	_, err := fmt.Fprintln(app.Text(), collector.Merge(es))
 	return err
 }

@@ -46,7 +46,7 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 		word, file, ok := strings.Cut(item, "=")
 		word, file = strings.TrimSpace(word), strings.TrimSpace(file)
 		if !ok || word == "" || file == "" {
-			return nil, invalid("context.keywords", "keyword=file entries", item)
+			return nil, Invalid("context.keywords", "keyword=file entries", item)
 		}
 		if strings.HasPrefix(file, "~/") {
 			if home, err := os.UserHomeDir(); err == nil {
@@ -58,7 +58,7 @@ func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
 		}
 		b, err := fsafe.ReadFile(file, maxKeywordFile)
 		if err != nil {
-			return nil, invalid("context.keywords", "keyword=file entries naming readable regular files of at most 64 KiB", item)
+			return nil, Invalid("context.keywords", "keyword=file entries naming readable regular files of at most 64 KiB", item)
 		}
 		out = append(out, triggers.Keyword{Word: word, Text: string(b)})
 	}
@@ -143,8 +143,8 @@ the XML block a hook delivers (nothing when there is none).`,
 }
 
 func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, textSet bool) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	if !textSet {
 		b, err := io.ReadAll(io.LimitReader(app.In, memory.MaxTextLen+1))
@@ -154,13 +154,13 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 		o.Text = string(b)
 	}
 	if len(o.Text) > memory.MaxTextLen {
-		return invalid("--text", "at most 64 KiB", "")
+		return Invalid("--text", "at most 64 KiB", "")
 	}
 	s, err := contextSession(app, o.Session)
 	if err != nil {
 		return err
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"triggers": rep.Triggers, "registered": rep.Registered, "context": block})
+		return PrintJSON(app.Out, map[string]any{"triggers": rep.Triggers, "registered": rep.Registered, "context": block})
 	}
 	if block != "" {
 		fmt.Fprintln(app.Out, block)
@@ -206,8 +206,8 @@ With --deliver the session's pending context is consumed and printed at once.`,
 }
 
 func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths []string) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
 	s, err := contextSession(app, o.Session)
 	if err != nil {
@@ -219,7 +219,7 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 			paths[i] = filepath.Join(wd, p)
 		}
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"registered": rep.Registered, "context": block})
+		return PrintJSON(app.Out, map[string]any{"registered": rep.Registered, "context": block})
 	}
 	if o.Deliver {
 		if block != "" {
@@ -242,7 +242,7 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 		}
 		return nil
 	}
-	w := app.text()
+	w := app.Text()
 	for _, r := range rep.Registered {
 		fmt.Fprintln(w, "registered "+r)
 	}

@@ -14,7 +14,7 @@ const dateForms = memory.WhenForms
 func parseDate(field, s string, now time.Time) (time.Time, error) {
 	t, err := memory.ParseWhen(field, s, now)
 	if err != nil {
-		return time.Time{}, usageErr(err)
+		return time.Time{}, UsageErr(err)
 	}
 	return t, nil
 }

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -22,7 +24,8 @@ func newDoctorCmd(app *App) *cobra.Command {
 		Long: `Check the database: SQLite's integrity check, each full-text index against its table, the
 migration state, the WAL size and the hook events spooled beside it; and, for an agent that
 runs hooks only once trusted (Codex), that it trusts mem's hooks as they are now (trusted,
-untrusted, or stale: trusted once, changed since). Exit 1 when a check fails.
+untrusted, or stale: trusted once, changed since); and that the mem-full mem hands mcp, sync
+and web over to is there and of the same version. Exit 1 when a check fails.
 
 A check that finds the database held by another process (an import, say) waits for it up to
 10 s, then is reported "busy": it was not run, which says nothing of damage, and does not
@@ -32,20 +35,20 @@ file yet, it says so and creates none.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			path := app.cfg.Settings.DB
-			trust := trustChecks(app)
+			trust := append(trustChecks(app), fullCheck(app))
 			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 				// Nothing to check, and nothing to create: hooks and mem init make it.
 				healthy := checksOK(trust)
 				if app.JSON {
-					if err := printJSON(app.Out, map[string]any{"db": path, "exists": false, "healthy": healthy, "checks": append([]store.Check{}, trust...)}); err != nil {
+					if err := PrintJSON(app.Out, map[string]any{"db": path, "exists": false, "healthy": healthy, "checks": append([]store.Check{}, trust...)}); err != nil {
 						return err
 					}
 				} else {
-					fmt.Fprintf(app.text(), "no database yet at %s: mem init creates it (hooks do at first use)\n", path)
+					fmt.Fprintf(app.Text(), "no database yet at %s: mem init creates it (hooks do at first use)\n", path)
 					printChecks(app, trust)
 				}
 				if !healthy {
-					return &exitError{code: ExitFailure, msg: "an agent will not run mem's hooks"}
+					return &exitError{code: ExitFailure, msg: setupProblem(trust)}
 				}
 				return nil
 			}
@@ -57,7 +60,7 @@ file yet, it says so and creates none.`,
 			checks := append(append(db.Doctor(ctx), spoolCheck(db.Path())), trust...)
 			healthy := checksOK(checks)
 			if app.JSON {
-				if err := printJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {
+				if err := PrintJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {
 					return err
 				}
 			} else {
@@ -67,11 +70,51 @@ file yet, it says so and creates none.`,
 				return &exitError{code: ExitFailure, msg: "the database at " + db.Path() + " is not healthy"}
 			}
 			if !healthy {
-				return &exitError{code: ExitFailure, msg: "an agent will not run mem's hooks"}
+				return &exitError{code: ExitFailure, msg: setupProblem(trust)}
 			}
 			return nil
 		},
 	}
+}
+
+// fullCheck finds the mem-full that mem hands mcp, sync and web over to,
+// and checks that it is of this mem's version.
+func fullCheck(app *App) store.Check {
+	c := store.Check{Name: FullName}
+	bin, err := app.FullBinary()
+	if err != nil {
+		c.Detail = err.Error()
+		return c
+	}
+	var got struct {
+		Version string `json:"version"`
+		Schema  int64  `json:"schema_version"`
+	}
+	out, err := exec.Command(bin, "--json", "version").Output()
+	if err == nil {
+		err = json.Unmarshal(out, &got)
+	}
+	switch {
+	case err != nil:
+		c.Detail = fmt.Sprintf("%s --json version: %v", bin, err)
+	case got.Version != Version || got.Schema != store.SchemaVersion():
+		c.Detail = fmt.Sprintf("%s is %s (schema %d), this mem %s (schema %d): install the two again, together",
+			bin, got.Version, got.Schema, Version, store.SchemaVersion())
+	default:
+		c.OK, c.Detail = true, bin+" (mcp, sync, web)"
+	}
+	return c
+}
+
+// setupProblem says which of the set-up checks failed, for doctor's exit
+// message.
+func setupProblem(checks []store.Check) string {
+	for _, c := range checks {
+		if !c.OK && c.Name == FullName {
+			return "mem mcp, sync and web will not run: " + c.Detail
+		}
+	}
+	return "an agent will not run mem's hooks"
 }
 
 // checksOK reports whether every check passed.
@@ -93,7 +136,7 @@ func printChecks(app *App, checks []store.Check) {
 		case c.Busy:
 			mark = "busy"
 		}
-		fmt.Fprintf(app.text(), "%s  %-22s %s\n", mark, c.Name, c.Detail)
+		fmt.Fprintf(app.Text(), "%s  %-22s %s\n", mark, c.Name, c.Detail)
 	}
 }
 

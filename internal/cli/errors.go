@@ -26,15 +26,15 @@ type exitError struct {
 func (e *exitError) Error() string { return e.msg }
 func (e *exitError) Unwrap() error { return e.err }
 
-// usageErr marks err as bad usage (exit 2).
-func usageErr(err error) error {
+// UsageErr marks err as bad usage (exit 2).
+func UsageErr(err error) error {
 	return &exitError{code: ExitUsage, msg: oneLine(err.Error()), err: err}
 }
 
-// invalid reports a bad value of a flag or field: exit 2 with a message that
+// Invalid reports a bad value of a flag or field: exit 2 with a message that
 // names the field and what it accepts.
-func invalid(field, accepted, got string) error {
-	return usageErr(memory.Invalid(field, accepted, got))
+func Invalid(field, accepted, got string) error {
+	return UsageErr(memory.Invalid(field, accepted, got))
 }
 
 // unusablePath reports a path given for field that cannot be used, such as a

@@ -83,9 +83,9 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	case exportErr != nil:
 		return exportErr
 	case errors.Is(err, fsafe.ErrNotRegular):
-		return usageErr(fmt.Errorf("--output: %w", err))
+		return UsageErr(fmt.Errorf("--output: %w", err))
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
-		return invalid("--output", "a writable file", o.Output+": "+rootCause(err))
+		return Invalid("--output", "a writable file", o.Output+": "+RootCause(err))
 	case err != nil:
 		return fmt.Errorf("writing %s: %w", o.Output, err) // a full or failing disk: exit 1
 	}
@@ -98,7 +98,7 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 // relative path), and one that is a link, FIFO, device or directory.
 func checkExportTarget(out, db string) error {
 	if _, err := fsafe.CheckTarget(out); err != nil {
-		return usageErr(fmt.Errorf("--output: %w", err))
+		return UsageErr(fmt.Errorf("--output: %w", err))
 	}
 	oi, oerr := os.Stat(out)
 	outPath := realPath(out)
@@ -108,7 +108,7 @@ func checkExportTarget(out, db string) error {
 			same = true
 		}
 		if same {
-			return invalid("--output", "a file that is not the database or its -wal, -shm or -journal file", out+" is "+db+suffix)
+			return Invalid("--output", "a file that is not the database or its -wal, -shm or -journal file", out+" is "+db+suffix)
 		}
 	}
 	return nil

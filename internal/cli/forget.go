@@ -3,11 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -27,7 +28,11 @@ func newForgetCmd(app *App) *cobra.Command {
 recorded in it (--session), or every session of a project: --project P alone, or --whole-project
 for the working directory's project; both need --yes. Several ids are forgotten together: when one
 is missing or cannot be deleted, none is. Forgotten text is gone from the database
-file too: the space it took is overwritten, the search index drops it and the WAL is emptied.`,
+file too: the space it took is overwritten, the search index drops it and the WAL is emptied.
+A forgotten session or project also leaves the hook spool: its events still waiting there or set
+aside are overwritten and deleted. A forgotten summary is not written again from the session's
+activity so far; if the session goes on, the nightly job gives it a new one, and team sync
+carries that newer summary while keeping the forgotten one away.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.IDs = args
 			if len(args) == 0 && o.Session == "" && cmd.Flags().Changed("project") {
@@ -50,7 +55,7 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		}
 	}
 	if modes != 1 {
-		return invalid("forget", "exactly one of: ids, --session S, --whole-project", "")
+		return Invalid("forget", "exactly one of: ids, --session S, --whole-project", "")
 	}
 	var refs []recordRef
 	for _, a := range o.IDs {
@@ -61,8 +66,8 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		refs = append(refs, r)
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return usageErr(err)
+		if err := SessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	var projectKey string
@@ -73,20 +78,22 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		}
 		projectKey = id.Key
 		if !o.Yes {
-			return invalid("--yes", "given to confirm forgetting every session of project "+projectKey, "")
+			return Invalid("--yes", "given to confirm forgetting every session of project "+projectKey, "")
 		}
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
-	var total store.Deleted
+	var (
+		total   forgotten
+		session = o.Session // as stored: sessionArg filtered it
+	)
 	switch {
 	case o.Session != "":
-		// An id that held a secret was stored filtered.
-		total, err = db.DeleteSession(ctx, privacy.FilterID(o.Session))
+		total.Deleted, err = db.DeleteSession(ctx, session)
 	case o.Project:
-		total, err = db.DeleteProject(ctx, projectKey)
+		total.Deleted, err = db.DeleteProject(ctx, projectKey)
 	default:
 		// Check every id first so that a typo deletes nothing.
 		if err := checkRefs(ctx, db, refs); err != nil {
@@ -101,17 +108,53 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 				obs = append(obs, r.ID)
 			}
 		}
-		total, err = db.DeleteRecords(ctx, obs, sums)
+		total.Deleted, err = db.DeleteRecords(ctx, obs, sums)
+	}
+	if err == nil && (o.Session != "" || o.Project) {
+		total.SpooledEvents, err = forgetSpooled(db, session, projectKey)
 	}
 	if err != nil {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, total)
+		return PrintJSON(app.Out, total)
 	}
-	fmt.Fprintf(app.Out, "forgot %d sessions, %d observations, %d summaries, %d prompts\n",
+	fmt.Fprintf(app.Out, "forgot %d sessions, %d observations, %d summaries, %d prompts",
 		total.Sessions, total.Observations, total.Summaries, total.Prompts)
+	if total.SpooledEvents > 0 {
+		fmt.Fprintf(app.Out, ", %d spooled hook events", total.SpooledEvents)
+	}
+	fmt.Fprintln(app.Out)
 	return nil
+}
+
+// forgotten is what a forget removed: records, and hook events that waited
+// in the spool or were set aside there.
+type forgotten struct {
+	store.Deleted
+	SpooledEvents int `json:"spooled_events"`
+}
+
+// forgetSpooled removes the spooled hook events of a forgotten session (or,
+// with session empty, project): the ones writeStore could not apply, set
+// aside ones and any spooled since. It waits for the spool's drain lock as
+// a command's drain does.
+func forgetSpooled(db *store.DB, session, project string) (int, error) {
+	sp := spool.Beside(db.Path())
+	if n, failed, _ := sp.Len(); n+failed == 0 {
+		return 0, nil
+	}
+	release, ok := lockSpool(sp, time.Now().Add(cliDrainFor))
+	if !ok {
+		return 0, fmt.Errorf("forgot them in the database, but another process kept applying the hook events spooled in %s; "+
+			"once it is done, delete the files there that name what you forgot: %w", sp.Path(), store.ErrBusy)
+	}
+	defer release()
+	n, err := hook.ForgetSpooled(sp, session, project)
+	if err != nil {
+		return n, fmt.Errorf("forgot them in the database, but not every spooled hook event: %w", err)
+	}
+	return n, nil
 }
 
 func checkRefs(ctx context.Context, db *store.DB, refs []recordRef) error {

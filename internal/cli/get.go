@@ -38,7 +38,7 @@ const maxGetIDs = 1000
 
 func runGet(ctx context.Context, app *App, args []string) error {
 	if len(args) > maxGetIDs {
-		return invalid("id", fmt.Sprintf("at most %d ids per call", maxGetIDs), fmt.Sprintf("%d ids", len(args)))
+		return Invalid("id", fmt.Sprintf("at most %d ids per call", maxGetIDs), fmt.Sprintf("%d ids", len(args)))
 	}
 	refs := make([]recordRef, 0, len(args))
 	var obsIDs []int64
@@ -85,9 +85,9 @@ func runGet(ctx context.Context, app *App, args []string) error {
 		out = append(out, getResult{Kind: memory.KindSummary, Summary: &s})
 	}
 	if app.JSON {
-		return printJSON(app.Out, out)
+		return PrintJSON(app.Out, out)
 	}
-	w := app.text()
+	w := app.Text()
 	for i, r := range out {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -106,7 +106,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 
 func writeObservation(w io.Writer, o memory.Observation) {
 	fmt.Fprintf(w, "#%d %s: %s\n", o.ID, o.Type, o.Title)
-	field(w, "date", stamp(o.CreatedAt))
+	field(w, "date", Stamp(o.CreatedAt))
 	field(w, "session", o.SessionID)
 	field(w, "project", o.Project)
 	field(w, "subtitle", o.Subtitle)
@@ -126,7 +126,7 @@ func writeObservation(w io.Writer, o memory.Observation) {
 
 func writeSummary(w io.Writer, s memory.Summary) {
 	fmt.Fprintf(w, "S%d summary of session %s\n", s.ID, s.SessionID)
-	field(w, "date", stamp(s.CreatedAt))
+	field(w, "date", Stamp(s.CreatedAt))
 	field(w, "project", s.Project)
 	field(w, "generator", s.Generator)
 	summaryFields(w, s)
@@ -148,7 +148,7 @@ func summaryFields(w io.Writer, s memory.Summary) {
 
 func writePrompt(w io.Writer, p memory.Prompt) {
 	fmt.Fprintf(w, "P%d prompt %d of session %s\n", p.ID, p.PromptNumber, p.SessionID)
-	field(w, "date", stamp(p.CreatedAt))
+	field(w, "date", Stamp(p.CreatedAt))
 	field(w, "project", p.Project)
 	field(w, "text", p.Text)
 	field(w, "uuid", p.UUID)

@@ -198,7 +198,7 @@ func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...
 	h := &hook.Handler{
 		Project: func(dir string) (project.Identity, error) { return project.Resolve(dir, cfg.Settings.Project) },
 		Switches: func(root string) switches.Decision {
-			return switches.Decide(switchSettings(cfg, app.Getenv), root)
+			return switches.Decide(SwitchSettings(cfg, app.Getenv), root)
 		},
 		Getwd:    app.Getwd,
 		Now:      app.Now,
@@ -225,10 +225,11 @@ func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 		return
 	}
 	until := time.Now().Add(cliDrainFor)
-	release, ok := sp.TryLock()
-	for ; wait && !ok && time.Now().Before(until); release, ok = sp.TryLock() {
-		time.Sleep(10 * time.Millisecond) // a hook is applying it: its turn is short
+	lockBy := time.Now()
+	if wait {
+		lockBy = until
 	}
+	release, ok := lockSpool(sp, lockBy)
 	if !ok {
 		return
 	}
@@ -241,6 +242,15 @@ func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 	if _, err := h.Drain(ctx, db, until); err != nil && !errors.Is(err, store.ErrBusy) {
 		log.Printf(hook.Event{Agent: "spool"}, "applying spooled events: %v", err)
 	}
+}
+
+// lockSpool takes the spool's drain lock, trying until until.
+func lockSpool(sp spool.Dir, until time.Time) (release func(), ok bool) {
+	release, ok = sp.TryLock()
+	for ; !ok && time.Now().Before(until); release, ok = sp.TryLock() {
+		time.Sleep(10 * time.Millisecond) // a hook is applying it: its turn is short
+	}
+	return release, ok
 }
 
 // walTrimBytes is the WAL size above which a hook checkpoints it. Every
@@ -288,8 +298,8 @@ func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 
 func homeDir(getenv func(string) string) string { return config.HomeFor(runtime.GOOS, getenv) }
 
-// switchSettings reads the global switches from the configuration.
-func switchSettings(cfg *config.Config, getenv func(string) string) switches.Settings {
+// SwitchSettings reads the global switches from the configuration.
+func SwitchSettings(cfg *config.Config, getenv func(string) string) switches.Settings {
 	s := &cfg.Settings
 	src := func(field any) string {
 		o := cfg.Origin(field)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/privacy"
 )
 
 // recordRef is a parsed record id: an observation (123, #123), a summary
@@ -42,7 +43,7 @@ func parseRef(s string) (recordRef, error) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n < 1 {
-		return recordRef{}, invalid("id", "an observation id (123 or #123), a summary id (S12) or a prompt id (P7)", s)
+		return recordRef{}, Invalid("id", "an observation id (123 or #123), a summary id (S12) or a prompt id (P7)", s)
 	}
 	r.ID = n
 	return r, nil
@@ -61,4 +62,17 @@ func openFileArg(field, path string) (*os.File, error) {
 		return nil, unusablePath(field, "a readable file or pipe", path, why, err)
 	}
 	return f, nil
+}
+
+// SessionArg checks a --session value and turns it into the id the session
+// is stored under: as the hooks store it, an id that holds a secret or a
+// private part is kept filtered (privacy.SessionID), so a command given the
+// id the editor knows finds that session and never stores the secret.
+func SessionArg(id *string) error {
+	v, err := privacy.SessionID("--session", *id)
+	if err != nil {
+		return UsageErr(err)
+	}
+	*id = v
+	return nil
 }

@@ -47,9 +47,9 @@ func runImport(ctx context.Context, app *App, src string) error {
 	// not JSON Lines leaves the database untouched, not even created.
 	first, err := rd.Next()
 	if err != nil && err != io.EOF {
-		return usageErr(fmt.Errorf("import %s: %w", src, err))
+		return UsageErr(fmt.Errorf("import %s: %w", src, err))
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -66,13 +66,13 @@ func runImport(ctx context.Context, app *App, src string) error {
 		return batch, err
 	})
 	if de, ok := errors.AsType[decodeError](err); ok {
-		return usageErr(fmt.Errorf("import %s: %w", src, de.err))
+		return UsageErr(fmt.Errorf("import %s: %w", src, de.err))
 	}
 	if err != nil {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, res)
+		return PrintJSON(app.Out, res)
 	}
 	fmt.Fprintf(app.Out, "imported %s; already present %s\n", counts(res.Added), counts(res.Skipped))
 	return nil

@@ -19,7 +19,7 @@ func newInitCmd(app *App) *cobra.Command {
 }
 
 func runInit(ctx context.Context, app *App) error {
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -32,8 +32,8 @@ func runInit(ctx context.Context, app *App) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"db": db.Path(), "schema_version": st.Current, "project": id})
+		return PrintJSON(app.Out, map[string]any{"db": db.Path(), "schema_version": st.Current, "project": id})
 	}
-	fmt.Fprintf(app.text(), "database: %s (schema version %d)\nproject:  %s (%s)\n", db.Path(), st.Current, id.Key, id.Source)
+	fmt.Fprintf(app.Text(), "database: %s (schema version %d)\nproject:  %s (%s)\n", db.Path(), st.Current, id.Key, id.Source)
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
 )
@@ -71,24 +70,24 @@ drops C0 and C1 control characters; text and pretty show every control character
 func runInject(ctx context.Context, app *App, o injectOptions) error {
 	mode, err := recall.ParseMode(o.Mode)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	format, err := recall.ParseFormat(o.Format)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	compress, err := recall.ParseCompress(o.Compress)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	if o.Budget < 0 || o.Budget > 1_000_000 {
-		return invalid("--budget", "a number of tokens from 1 to 1000000", fmt.Sprint(o.Budget))
+		return Invalid("--budget", "a number of tokens from 1 to 1000000", fmt.Sprint(o.Budget))
 	}
 	maxChars := 0 // recall takes inject.max_chars
 	if o.MaxCharsSet {
 		switch {
 		case o.MaxChars < 0:
-			return invalid("--max-chars", "a number of bytes >= 0 (0 for no cap)", fmt.Sprint(o.MaxChars))
+			return Invalid("--max-chars", "a number of bytes >= 0 (0 for no cap)", fmt.Sprint(o.MaxChars))
 		case o.MaxChars == 0:
 			maxChars = -1 // no cap
 		default:
@@ -96,7 +95,7 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 		}
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
+		if err := SessionArg(&o.Session); err != nil {
 			return err
 		}
 	}
@@ -122,7 +121,7 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, res)
+		return PrintJSON(app.Out, res)
 	}
 	_, err = io.WriteString(app.Out, res.Text)
 	return err

@@ -89,7 +89,7 @@ func runInstall(app *App, o installOptions, remove bool) error {
 		plan, err = install.Install(o.Agent, path, before, bin)
 	}
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	// Trust is worked out before anything is written, so that a refusal
 	// leaves both files as they were.
@@ -136,7 +136,7 @@ func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remov
 	}
 	source, err := t.Source(places)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("finding where %s keeps its hooks: %w", hooks.Agent, err))
+		return nil, UsageErr(fmt.Errorf("finding where %s keeps its hooks: %w", hooks.Agent, err))
 	}
 	before, err := read(path)
 	if err != nil {
@@ -149,7 +149,7 @@ func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remov
 		p, err = install.InstallTrust(o.Agent, path, source, settings, before, bin)
 	}
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, UsageErr(err)
 	}
 	return &p, nil
 }
@@ -159,17 +159,17 @@ func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remov
 // returns the project root the file must stay in ("" for user scope).
 func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (path, root string, before []byte, err error) {
 	if _, ok := install.Lookup(agent); !ok {
-		return "", "", nil, invalid("agent", "one of "+strings.Join(install.Names(), ", "), agent)
+		return "", "", nil, Invalid("agent", "one of "+strings.Join(install.Names(), ", "), agent)
 	}
 	if scope != install.ScopeUser && scope != install.ScopeProject {
-		return "", "", nil, invalid("--scope", "user or project", scope)
+		return "", "", nil, Invalid("--scope", "user or project", scope)
 	}
 	places, err := installPlaces(app, scope)
 	if err != nil {
 		return "", "", nil, err
 	}
 	if path, err = pathOf(agent, scope, places); err != nil {
-		return "", "", nil, usageErr(err)
+		return "", "", nil, UsageErr(err)
 	}
 	if before, err = install.Read(path, places.Root); err != nil {
 		return "", "", nil, fmt.Errorf("reading %s: %w", path, err)
@@ -257,7 +257,7 @@ func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup s
 			out["trust"] = map[string]any{"path": trust.Path, "changed": trust.Changed, "backup": trustBackup,
 				"content": string(trust.After), "removed": trust.After == nil && trust.Changed}
 		}
-		return printJSON(app.Out, out)
+		return PrintJSON(app.Out, out)
 	}
 	a, f := p.Agent, p.Path
 	if remove {

@@ -35,7 +35,7 @@ type wiredFile struct {
 // the first refusal.
 func runInstallAll(app *App, o installOptions) error {
 	if o.Scope != install.ScopeUser && o.Scope != install.ScopeProject {
-		return invalid("--scope", "user or project", o.Scope)
+		return Invalid("--scope", "user or project", o.Scope)
 	}
 	bin, err := memBinary(o.Bin, "--bin")
 	if err != nil {
@@ -64,7 +64,7 @@ func runInstallAll(app *App, o installOptions) error {
 		out = append(out, w)
 	}
 	if app.JSON {
-		if err := printJSON(app.Out, map[string]any{"dry_run": o.DryRun, "agents": out}); err != nil {
+		if err := PrintJSON(app.Out, map[string]any{"dry_run": o.DryRun, "agents": out}); err != nil {
 			return err
 		}
 	} else {
@@ -104,7 +104,7 @@ func wireAgent(app *App, f install.Found, o installOptions, bin string) wired {
 	}
 	hooks, err := install.Install(f.Agent.Name, path, before, bin)
 	if err != nil {
-		return fail(usageErr(err))
+		return fail(UsageErr(err))
 	}
 	mpath, _, mbefore, err := installTarget(app, f.Agent.Name, o.Scope, install.MCPPath)
 	if err != nil {
@@ -115,7 +115,7 @@ func wireAgent(app *App, f install.Found, o installOptions, bin string) wired {
 	}
 	mcp, err := install.InstallMCP(f.Agent.Name, mpath, mbefore, bin, []string{"mcp"})
 	if err != nil {
-		return fail(usageErr(err))
+		return fail(UsageErr(err))
 	}
 	// The trust an agent needs in mem's hooks (Codex) is recorded as mem
 	// install AGENT records it, on top of the MCP server when both go into

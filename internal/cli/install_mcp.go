@@ -81,14 +81,14 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 		plan, err = install.InstallMCP(o.Agent, path, before, bin, args)
 	}
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	backup, err := applyPlan(plan, root, o.DryRun)
 	if err != nil {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"agent": plan.Agent, "path": plan.Path, "changed": plan.Changed,
+		return PrintJSON(app.Out, map[string]any{"agent": plan.Agent, "path": plan.Path, "changed": plan.Changed,
 			"dry_run": o.DryRun, "backup": backup, "content": string(plan.After)})
 	}
 	switch {

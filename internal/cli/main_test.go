@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -119,4 +120,69 @@ func manyIDs(n int) []string {
 		out[i] = strconv.Itoa(i + 1)
 	}
 	return out
+}
+
+// TestHandOff: mem hands mcp, sync and web over to mem-full; without one,
+// or when what it handed over to hands over again, it says so in one line
+// (exit 1) and writes nothing.
+func TestHandOff(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "mem.db")
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"PATH": dir}, []string{"web", "--no-open"}, "mem: mem web: mem-full is not installed beside mem nor on PATH; install it where mem is (see README: Install)\n"},
+		{map[string]string{"PATH": dir}, []string{"--db", db, "mcp"}, "mem: mem mcp: mem-full is not installed beside mem nor on PATH"},
+		{map[string]string{"MEM_HANDED_TO": "/opt/mem-full"}, []string{"sync"}, "mem: mem sync: /opt/mem-full does not hold it; install the mem-full of this mem beside it\n"},
+	} {
+		code, stdout, stderr := run(t, tt.env, tt.args...)
+		if code != ExitFailure || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, tt.want) {
+			t.Errorf("mem %v: exit %d, stdout %q, stderr %q; want exit 1 and %q", tt.args, code, stdout, stderr, tt.want)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a hand-over that could not happen created the database")
+	}
+}
+
+// TestCommandOf: a plain command line builds only the command it runs; the
+// rest (help, completion, flags cobra must read first) build the whole tree.
+func TestCommandOf(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hook", "claude", "PostToolUse"}, "hook"},
+		{[]string{"--db", "x.db", "--json", "search", "q"}, "search"},
+		{[]string{"--db=x.db", "--project=p", "get", "1"}, "get"},
+		{[]string{"--project", "p"}, ""},
+		{[]string{"--bogus", "hook", "claude"}, ""},
+		{[]string{"--json=true", "version"}, ""},
+		{[]string{"help", "search"}, ""},
+		{[]string{"completion", "bash"}, ""},
+		{[]string{"__complete", "se"}, ""},
+		{nil, ""},
+	} {
+		if got := commandOf(tt.args); got != tt.want {
+			t.Errorf("commandOf(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestCommandNames: each entry of the table builds the command it names, so
+// that building one command alone finds the right one.
+func TestCommandNames(t *testing.T) {
+	app := NewApp(strings.NewReader(""), io.Discard, io.Discard)
+	for _, c := range commands() {
+		if got := c.New(app).Name(); got != c.Name {
+			t.Errorf("commands(): entry %q builds %q", c.Name, got)
+		}
+	}
+	for _, c := range fullOnly {
+		if got := handoffCmd(app, c.name, c.short).Name(); got != c.name {
+			t.Errorf("fullOnly: entry %q builds %q", c.name, got)
+		}
+	}
 }

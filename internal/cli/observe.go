@@ -71,10 +71,9 @@ Types: ` + memory.TypeList() + `.`,
 }
 
 func runObserve(ctx context.Context, app *App, o observeOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
-	o.Session = privacy.FilterID(o.Session) // as the hooks store it
 	in := o.Fields
 	if o.Input != "" {
 		var err error
@@ -84,7 +83,7 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	}
 	obs, err := in.observation(o.Session)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	db, err := app.sessionStore(ctx, o.Session)
 	if err != nil {
@@ -100,7 +99,7 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 
 func printAdded(app *App, a store.Added) error {
 	if app.JSON {
-		return printJSON(app.Out, a)
+		return PrintJSON(app.Out, a)
 	}
 	if a.Duplicate {
 		fmt.Fprintf(app.Out, "#%d (already stored)\n", a.ID)
@@ -124,10 +123,10 @@ func readObserveInput(app *App, src string) (observeInput, error) {
 	dec.DisallowUnknownFields()
 	var in observeInput
 	if err := dec.Decode(&in); err != nil {
-		return observeInput{}, invalid("--input", "one JSON object with fields "+observeFieldList, jsonMessage(err))
+		return observeInput{}, Invalid("--input", "one JSON object with fields "+observeFieldList, jsonMessage(err))
 	}
 	if dec.More() {
-		return observeInput{}, invalid("--input", "exactly one JSON object", "more than one value")
+		return observeInput{}, Invalid("--input", "exactly one JSON object", "more than one value")
 	}
 	return in, nil
 }

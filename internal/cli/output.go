@@ -10,14 +10,14 @@ import (
 	"github.com/memhq/mem/internal/termsafe"
 )
 
-// text is where a command prints for a person (not JSON, not a block for an
+// Text is where a command prints for a person (not JSON, not a block for an
 // agent): the output with control characters written as visible escapes
 // (\x1b, \u2028; line breaks and tabs kept), so that stored text, which came
 // from tool output, files and events, cannot drive the terminal.
-func (a *App) text() io.Writer { return termsafe.NewWriter(a.Out) }
+func (a *App) Text() io.Writer { return termsafe.NewWriter(a.Out) }
 
-// printJSON writes v as indented JSON.
-func printJSON(w io.Writer, v any) error {
+// PrintJSON writes v as indented JSON.
+func PrintJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -32,8 +32,8 @@ func day(t time.Time) string {
 	return t.UTC().Format("2006-01-02")
 }
 
-// stamp formats a time to the minute.
-func stamp(t time.Time) string {
+// Stamp formats a time to the minute.
+func Stamp(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}

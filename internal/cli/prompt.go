@@ -35,10 +35,9 @@ func newPromptCmd(app *App) *cobra.Command {
 }
 
 func runPrompt(ctx context.Context, app *App, o promptOptions) error {
-	if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.Session); err != nil {
+		return err
 	}
-	o.Session = privacy.FilterID(o.Session) // as the hooks store it
 	if o.Text == "" {
 		b, err := io.ReadAll(io.LimitReader(app.In, memory.MaxTextLen+1))
 		if err != nil {
@@ -47,15 +46,15 @@ func runPrompt(ctx context.Context, app *App, o promptOptions) error {
 		o.Text = string(b)
 	}
 	if strings.TrimSpace(o.Text) == "" {
-		return invalid("--text", "a non-empty prompt (flag, arguments or stdin)", "")
+		return Invalid("--text", "a non-empty prompt (flag, arguments or stdin)", "")
 	}
 	if len(o.Text) > memory.MaxTextLen {
-		return invalid("--text", "at most 64 KiB", "")
+		return Invalid("--text", "at most 64 KiB", "")
 	}
 	text := privacy.Filter(o.Text)
 	if privacy.IsEmpty(text) {
 		if app.JSON {
-			return printJSON(app.Out, map[string]any{"recorded": false, "reason": "private"})
+			return PrintJSON(app.Out, map[string]any{"recorded": false, "reason": "private"})
 		}
 		fmt.Fprintln(app.Out, "not recorded: the prompt is entirely private")
 		return nil
@@ -69,7 +68,7 @@ func runPrompt(ctx context.Context, app *App, o promptOptions) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"recorded": true, "prompt": p})
+		return PrintJSON(app.Out, map[string]any{"recorded": true, "prompt": p})
 	}
 	fmt.Fprintf(app.Out, "prompt %d of session %s\n", p.PromptNumber, p.SessionID)
 	return nil

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/config"
-	"github.com/memhq/mem/internal/team"
 )
 
 type remoteSetOptions struct {
@@ -52,10 +51,10 @@ private CA, --ca-file names its PEM file. A new config file is readable by its o
 				pw = config.Hidden
 			}
 			if app.JSON {
-				return printJSON(app.Out, map[string]any{"url": s.URL, "user": s.User, "password": pw, "ca_file": s.CAFile})
+				return PrintJSON(app.Out, map[string]any{"url": s.URL, "user": s.User, "password": pw, "ca_file": s.CAFile})
 			}
-			w := app.text()
-			fmt.Fprintf(w, "url: %s\nuser: %s\npassword: %s\nca_file: %s\n", joinComma(s.URL), s.User, pw, s.CAFile)
+			w := app.Text()
+			fmt.Fprintf(w, "url: %s\nuser: %s\npassword: %s\nca_file: %s\n", strings.Join(s.URL, ","), s.User, pw, s.CAFile)
 			return nil
 		},
 	}
@@ -64,9 +63,9 @@ private CA, --ca-file names its PEM file. A new config file is readable by its o
 }
 
 func runRemoteSet(app *App, cmd *cobra.Command, o remoteSetOptions) error {
-	urls, err := team.ParseURLs(o.URLs)
+	urls, err := config.NodeURLs(o.URLs)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	changes := []config.Change{{Key: "sync.url", Value: strings.Join(urls, ",")}}
 	if cmd.Flags().Changed("user") {
@@ -76,7 +75,7 @@ func runRemoteSet(app *App, cmd *cobra.Command, o remoteSetOptions) error {
 		line, err := bufio.NewReader(app.In).ReadString('\n')
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
-			return invalid("--password-stdin", "a password on the first line of standard input", "")
+			return Invalid("--password-stdin", "a password on the first line of standard input", "")
 		}
 		_ = err // the last line may lack its newline
 		changes = append(changes, config.Change{Key: "sync.password", Value: line})
@@ -86,9 +85,9 @@ func runRemoteSet(app *App, cmd *cobra.Command, o remoteSetOptions) error {
 	}
 	othersRead, err := app.cfg.Update(changes)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
-	w := app.text()
+	w := app.Text()
 	fmt.Fprintf(w, "cluster set in %s: %s\n", app.cfg.File, strings.Join(urls, ", "))
 	if othersRead && o.PasswordStdin {
 		fmt.Fprintf(app.Err, "mem: warning: %s holds the cluster's password and others can read it: chmod 600 it\n", app.cfg.File)

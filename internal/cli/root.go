@@ -33,6 +33,7 @@ type App struct {
 	Now    func() time.Time
 
 	started     bool // a command's hooks ran: errors before that are usage errors
+	args        []string
 	dbFlag      string
 	projectFlag string
 	JSON        bool
@@ -46,9 +47,11 @@ func NewApp(in io.Reader, out, errw io.Writer) *App {
 	return &App{In: in, Out: out, Err: errw, Getenv: os.Getenv, Getwd: os.Getwd, Now: time.Now}
 }
 
-// Main runs mem with args and returns the process exit code.
-func Main(ctx context.Context, app *App, args []string) int {
-	root := NewRootCmd(app)
+// Main runs mem with args and returns the process exit code. mem-full
+// passes the commands only it links as full; mem hands those over to it.
+func Main(ctx context.Context, app *App, args []string, full ...Command) int {
+	app.args = args
+	root := newRoot(app, args, full)
 	root.SetArgs(args)
 	root.SetIn(app.In)
 	root.SetOut(app.Out)
@@ -85,8 +88,55 @@ func Main(ctx context.Context, app *App, args []string) int {
 	return ExitCode(err)
 }
 
-// NewRootCmd builds the command tree.
-func NewRootCmd(app *App) *cobra.Command {
+// Command is a command of mem by name, built only when a call needs it.
+type Command struct {
+	Name string
+	New  func(*App) *cobra.Command
+}
+
+// commands are mem's own commands, in the order of its help.
+func commands() []Command {
+	return []Command{
+		{"init", newInitCmd},
+		{"session", newSessionCmd},
+		{"observe", newObserveCmd},
+		{"prompt", newPromptCmd},
+		{"get", newGetCmd},
+		{"search", newSearchCmd},
+		{"timeline", newTimelineCmd},
+		{"inject", newInjectCmd},
+		{"forget", newForgetCmd},
+		{"export", newExportCmd},
+		{"import", newImportCmd},
+		{"stats", newStatsCmd},
+		{"summarize", newSummarizeCmd},
+		{"doctor", newDoctorCmd},
+		{"install-mcp", newInstallMCPCmd},
+		{"uninstall-mcp", newUninstallMCPCmd},
+		{"config", newConfigCmd},
+		{"context", newContextCmd},
+		{"version", newVersionCmd},
+		{"hook", newHookCmd},
+		{"disable", func(a *App) *cobra.Command { return newSwitchCmd(a, false) }},
+		{"enable", func(a *App) *cobra.Command { return newSwitchCmd(a, true) }},
+		{"install", func(a *App) *cobra.Command { return newInstallCmd(a, false) }},
+		{"uninstall", func(a *App) *cobra.Command { return newInstallCmd(a, true) }},
+		{"schedule", newScheduleCmd},
+		{"share", func(a *App) *cobra.Command { return newShareCmd(a, false) }},
+		{"unshare", func(a *App) *cobra.Command { return newShareCmd(a, true) }},
+		{"remote", newRemoteCmd},
+	}
+}
+
+// NewRootCmd builds the whole command tree of mem.
+func NewRootCmd(app *App) *cobra.Command { return newRoot(app, nil, nil) }
+
+// newRoot builds the command tree for args: only the command args run when
+// that is plain (most calls: a hook, a search), so that a call does not pay
+// for building the flags and help of thirty commands; the whole tree
+// otherwise (help, completion, a misspelt command). The commands in full
+// replace mem's stand-ins for them.
+func newRoot(app *App, args []string, full []Command) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "mem",
 		Short: "Persistent memory for AI coding agents",
@@ -103,47 +153,56 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 			return app.load(cmd)
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return UsageErr(err) })
 	pf := root.PersistentFlags()
 	pf.StringVar(&app.dbFlag, "db", "", "database file (env MEM_DB; default mem.db in the data folder: ~/.local/share/mem on Linux, ~/Library/Application Support/mem on macOS, %LOCALAPPDATA%\\mem on Windows)")
 	pf.StringVar(&app.projectFlag, "project", "", "project key (env MEM_PROJECT; default: resolved from the working directory)")
 	pf.BoolVar(&app.JSON, "json", false, "print JSON")
 
-	root.AddCommand(
-		newInitCmd(app),
-		newSessionCmd(app),
-		newObserveCmd(app),
-		newPromptCmd(app),
-		newGetCmd(app),
-		newSearchCmd(app),
-		newTimelineCmd(app),
-		newInjectCmd(app),
-		newForgetCmd(app),
-		newExportCmd(app),
-		newImportCmd(app),
-		newStatsCmd(app),
-		newSummarizeCmd(app),
-		newDoctorCmd(app),
-		newMCPCmd(app),
-		newInstallMCPCmd(app),
-		newUninstallMCPCmd(app),
-		newConfigCmd(app),
-		newContextCmd(app),
-		newVersionCmd(app),
-		newHookCmd(app),
-		newSwitchCmd(app, false),
-		newSwitchCmd(app, true),
-		newInstallCmd(app, false),
-		newInstallCmd(app, true),
-		newScheduleCmd(app),
-		newWebCmd(app),
-		newSyncCmd(app),
-		newShareCmd(app, false),
-		newShareCmd(app, true),
-		newRemoteCmd(app),
-	)
+	all := commands()
+	for _, c := range fullOnly {
+		all = append(all, Command{c.name, func(a *App) *cobra.Command { return handoffCmd(a, c.name, c.short) }})
+	}
+	for _, f := range full {
+		for i := range all {
+			if all[i].Name == f.Name {
+				all[i] = f
+			}
+		}
+	}
+	if name := commandOf(args); name != "" {
+		for _, c := range all {
+			if c.Name == name {
+				root.CompletionOptions.DisableDefaultCmd = true
+				root.AddCommand(c.New(app))
+				wrapArgs(root)
+				return root
+			}
+		}
+	}
+	for _, c := range all {
+		root.AddCommand(c.New(app))
+	}
 	wrapArgs(root)
 	return root
+}
+
+// commandOf is the command a command line runs when it is plain: mem's
+// global flags, then a command name. It is "" when cobra has more to decide
+// (no command, help, completion, another flag first).
+func commandOf(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--json", strings.HasPrefix(a, "--db="), strings.HasPrefix(a, "--project="):
+		case a == "--db", a == "--project":
+			i++
+		case a == "help", strings.HasPrefix(a, "-"), strings.HasPrefix(a, "__"), a == "completion":
+			return ""
+		default:
+			return a
+		}
+	}
+	return ""
 }
 
 // wrapArgs makes every positional-argument error a usage error (exit 2).
@@ -152,7 +211,7 @@ func wrapArgs(c *cobra.Command) {
 		args := c.Args
 		c.Args = func(cmd *cobra.Command, a []string) error {
 			if err := args(cmd, a); err != nil {
-				return usageErr(err)
+				return UsageErr(err)
 			}
 			return nil
 		}
@@ -210,10 +269,10 @@ const (
 	cliWait       = 60 * time.Second
 )
 
-// writeStore opens the database for a command that writes: the hook events
+// WriteStore opens the database for a command that writes: the hook events
 // spooled while the database was busy are applied first, waiting for the
 // database if need be, so they keep their order before what it writes.
-func (a *App) writeStore(ctx context.Context) (*store.DB, error) {
+func (a *App) WriteStore(ctx context.Context) (*store.DB, error) {
 	db, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
@@ -229,7 +288,7 @@ func (a *App) sessionStore(ctx context.Context, sessionID string) (*store.DB, er
 	if err != nil {
 		return nil, err
 	}
-	db, err := a.writeStore(ctx)
+	db, err := a.WriteStore(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +314,7 @@ func (a *App) ProjectOf(dir string) (project.Identity, error) {
 	}
 	override := a.cfg.Settings.Project
 	if termsafe.HasControl(override) {
-		return project.Identity{}, usageErr(memory.ValidateKey("--project", "project key", override))
+		return project.Identity{}, UsageErr(memory.ValidateKey("--project", "project key", override))
 	}
 	return project.Resolve(dir, override)
 }
@@ -272,14 +331,15 @@ func dbError(path string, err error) error {
 		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
 			return unusablePath("--db", "a SQLite database file or a new file name", path, "it is "+fsafe.Kind(fi.Mode()), err)
 		}
-		return invalid("--db", "a SQLite database file or a new file name", path+": "+rootCause(err))
+		return Invalid("--db", "a SQLite database file or a new file name", path+": "+RootCause(err))
 	case errors.Is(err, store.ErrNewerSchema):
-		return usageErr(fmt.Errorf("--db: %w; upgrade mem to use it", err))
+		return UsageErr(fmt.Errorf("--db: %w; upgrade mem to use it", err))
 	}
 	return err
 }
 
-func rootCause(err error) string {
+// RootCause is the innermost error's text: what a person can act on.
+func RootCause(err error) string {
 	for {
 		u := errors.Unwrap(err)
 		if u == nil {

@@ -33,8 +33,9 @@ func newScheduleCmd(app *App) *cobra.Command {
 		Long: `Run mem summarize --pending every night with your own scheduler: a systemd user timer
 (~/.config/systemd/user/mem-summarize.{service,timer}) where a systemd user session runs, else a
 crontab line tagged "# mem-summarize"; a launchd agent on macOS
-(~/Library/LaunchAgents/dev.memhq.mem.summarize.plist); a scheduled task on Windows. The job appends
-its report to a log file. Installing again with the same settings changes nothing; --dry-run prints
+(~/Library/LaunchAgents/dev.memhq.mem.summarize.plist); a scheduled task on Windows, whose command
+line schtasks holds to 261 characters (paths too long for it are refused: pass a shorter --log or
+--mem). The job appends its report to a log file. Installing again with the same settings changes nothing; --dry-run prints
 what would be written and run. The database the job uses is the one set by --db, MEM_DB or the
 config file, when one is set.`,
 		Args:      cobra.ExactArgs(1),
@@ -68,17 +69,17 @@ func execRunner(ctx context.Context, stdin []byte, name string, args ...string) 
 
 func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions, run schedule.Runner) error {
 	if action != "install" && action != "uninstall" && action != "status" {
-		return invalid("action", "install, uninstall or status", action)
+		return Invalid("action", "install, uninstall or status", action)
 	}
 	at := o.At
 	hour, minute, err := schedule.ParseAt(at)
 	if err != nil {
-		return usageErr(err)
+		return UsageErr(err)
 	}
 	var s schedule.Scheduler
 	if o.Scheduler != "" {
 		if s, err = schedule.ParseScheduler(o.Scheduler); err != nil {
-			return usageErr(err)
+			return UsageErr(err)
 		}
 	} else if s, err = detectScheduler(ctx, run); err != nil {
 		return err
@@ -96,7 +97,9 @@ func runSchedule(ctx context.Context, app *App, action string, o scheduleOptions
 		if err != nil {
 			return err
 		}
-		plan = schedule.Install(s, job, places)
+		if plan, err = schedule.Install(s, job, places); err != nil {
+			return UsageErr(err)
+		}
 		plan.Notes = append(plan.Notes, "log: "+job.Log)
 	} else {
 		plan = schedule.Uninstall(s, places)
@@ -165,7 +168,7 @@ func scheduleJob(app *App, o scheduleOptions, hour, minute int) (schedule.Job, e
 		}
 	}
 	if err := j.Check(); err != nil {
-		return j, usageErr(err)
+		return j, UsageErr(err)
 	}
 	return j, nil
 }
@@ -216,7 +219,7 @@ func scheduleStatus(ctx context.Context, app *App, s schedule.Scheduler, places 
 		}
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"scheduler": s, "installed": installed, "where": where})
+		return PrintJSON(app.Out, map[string]any{"scheduler": s, "installed": installed, "where": where})
 	}
 	if installed {
 		fmt.Fprintf(app.Out, "nightly job: installed (%s: %s)\n", s, where)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/search"
 )
 
@@ -61,10 +62,10 @@ Without a query, the newest records that pass the filters are listed.`,
 // searchQuery turns the flags into a query, reporting bad values as usage
 // errors that name the flag.
 func searchQuery(app *App, text string, o searchOptions) (search.Query, error) {
-	q := search.Query{Text: text, AllProjects: o.AllProjects, SessionID: strings.TrimSpace(o.Session),
+	q := search.Query{Text: text, AllProjects: o.AllProjects, SessionID: privacy.FilterID(strings.TrimSpace(o.Session)),
 		File: strings.TrimSpace(o.File), Limit: o.Limit, Offset: o.Offset}
 	if o.AllProjects && o.ProjectSet {
-		return q, usageErr(fmt.Errorf("--project and --all-projects: give one of them"))
+		return q, UsageErr(fmt.Errorf("--project and --all-projects: give one of them"))
 	}
 	if !o.AllProjects {
 		id, err := app.Project()
@@ -76,14 +77,14 @@ func searchQuery(app *App, text string, o searchOptions) (search.Query, error) {
 	for _, t := range o.Types {
 		typ, err := memory.ParseType(t)
 		if err != nil {
-			return q, invalid("--type", "a comma-separated list of "+memory.TypeList(), t)
+			return q, Invalid("--type", "a comma-separated list of "+memory.TypeList(), t)
 		}
 		q.Types = append(q.Types, typ)
 	}
 	for _, k := range o.Kinds {
 		kind, err := search.ParseKind(strings.TrimSpace(k))
 		if err != nil {
-			return q, invalid("--kind", "a comma-separated list of observation, summary, prompt", k)
+			return q, Invalid("--kind", "a comma-separated list of observation, summary, prompt", k)
 		}
 		q.Kinds = append(q.Kinds, kind)
 	}
@@ -95,13 +96,13 @@ func searchQuery(app *App, text string, o searchOptions) (search.Query, error) {
 		return q, err
 	}
 	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Until.After(q.Since) {
-		return q, invalid("--until", "a time after --since", o.Until)
+		return q, Invalid("--until", "a time after --since", o.Until)
 	}
 	if o.Limit < 1 || o.Limit > search.MaxLimit {
-		return q, invalid("--limit", fmt.Sprintf("a number from 1 to %d", search.MaxLimit), fmt.Sprint(o.Limit))
+		return q, Invalid("--limit", fmt.Sprintf("a number from 1 to %d", search.MaxLimit), fmt.Sprint(o.Limit))
 	}
 	if o.Offset < 0 || o.Offset+o.Limit > search.MaxLimit {
-		return q, invalid("--offset", fmt.Sprintf("a number >= 0 with --offset + --limit at most %d", search.MaxLimit), fmt.Sprint(o.Offset))
+		return q, Invalid("--offset", fmt.Sprintf("a number >= 0 with --offset + --limit at most %d", search.MaxLimit), fmt.Sprint(o.Offset))
 	}
 	return q, nil
 }
@@ -126,7 +127,7 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 		fmt.Fprintln(app.Err, "no matches")
 		return nil
 	}
-	w := app.text()
+	w := app.Text()
 	for _, h := range hits {
 		writeHitLine(w, h, q.AllProjects)
 	}
@@ -159,5 +160,5 @@ func printHitsJSON(w io.Writer, hits []search.Hit) error {
 	if hits == nil {
 		hits = []search.Hit{}
 	}
-	return printJSON(w, hits)
+	return PrintJSON(w, hits)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -53,8 +54,8 @@ func newSessionStartCmd(app *App) *cobra.Command {
 }
 
 func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error {
-	if err := memory.ValidateSessionID("--session", o.ID); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&o.ID); err != nil {
+		return err
 	}
 	if o.Cwd == "" {
 		wd, err := app.Getwd()
@@ -67,23 +68,23 @@ func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error
 	if err != nil {
 		return err
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
 	s, created, err := db.StartSession(ctx, memory.Session{ID: o.ID, Project: id.Key, Agent: o.Agent,
-		AgentType: o.AgentType, Cwd: o.Cwd, ParentID: o.Parent, StartedAt: app.Now()})
+		AgentType: o.AgentType, Cwd: o.Cwd, ParentID: privacy.FilterID(o.Parent), StartedAt: app.Now()})
 	if err != nil {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"session": s, "created": created})
+		return PrintJSON(app.Out, map[string]any{"session": s, "created": created})
 	}
 	verb := "resumed"
 	if created {
 		verb = "started"
 	}
-	fmt.Fprintf(app.text(), "%s session %s in project %s\n", verb, s.ID, s.Project)
+	fmt.Fprintf(app.Text(), "%s session %s in project %s\n", verb, s.ID, s.Project)
 	return nil
 }
 
@@ -94,10 +95,10 @@ func newSessionEndCmd(app *App) *cobra.Command {
 		Short: "Mark a session ended (its pending context is dropped)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := memory.ValidateSessionID("--session", id); err != nil {
-				return usageErr(err)
+			if err := SessionArg(&id); err != nil {
+				return err
 			}
-			db, err := app.writeStore(cmd.Context())
+			db, err := app.WriteStore(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -106,9 +107,9 @@ func newSessionEndCmd(app *App) *cobra.Command {
 				return err
 			}
 			if app.JSON {
-				return printJSON(app.Out, s)
+				return PrintJSON(app.Out, s)
 			}
-			fmt.Fprintf(app.text(), "ended session %s\n", s.ID)
+			fmt.Fprintf(app.Text(), "ended session %s\n", s.ID)
 			return nil
 		},
 	}
@@ -140,10 +141,10 @@ func newSessionListCmd(app *App) *cobra.Command {
 
 func runSessionList(ctx context.Context, app *App, o sessionListOptions) error {
 	if o.Status != "" && o.Status != memory.StatusActive && o.Status != memory.StatusEnded {
-		return invalid("--status", "active or ended", o.Status)
+		return Invalid("--status", "active or ended", o.Status)
 	}
 	if o.Limit < 1 {
-		return invalid("--limit", "a number >= 1", fmt.Sprint(o.Limit))
+		return Invalid("--limit", "a number >= 1", fmt.Sprint(o.Limit))
 	}
 	f := store.SessionFilter{Status: o.Status, Limit: o.Limit}
 	if !o.All {
@@ -162,15 +163,15 @@ func runSessionList(ctx context.Context, app *App, o sessionListOptions) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, list)
+		return PrintJSON(app.Out, list)
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(app.Out, "no sessions")
 		return nil
 	}
-	w := app.text()
+	w := app.Text()
 	for _, s := range list {
-		fmt.Fprintf(w, "%s  %-6s  %s  %-12s  %d prompts  %s\n", stamp(s.LastActivityAt), s.Status,
+		fmt.Fprintf(w, "%s  %-6s  %s  %-12s  %d prompts  %s\n", Stamp(s.LastActivityAt), s.Status,
 			s.ID, s.Agent, s.PromptCount, s.Project)
 	}
 	return nil
@@ -202,8 +203,8 @@ type sessionDetail struct {
 }
 
 func runSessionShow(ctx context.Context, app *App, id string) error {
-	if err := memory.ValidateSessionID("--session", id); err != nil {
-		return usageErr(err)
+	if err := SessionArg(&id); err != nil {
+		return err
 	}
 	db, err := app.Store(ctx)
 	if err != nil {
@@ -223,9 +224,9 @@ func runSessionShow(ctx context.Context, app *App, id string) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, d)
+		return PrintJSON(app.Out, d)
 	}
-	writeSessionDetail(app.text(), d)
+	writeSessionDetail(app.Text(), d)
 	return nil
 }
 
@@ -237,10 +238,10 @@ func writeSessionDetail(w io.Writer, d sessionDetail) {
 	field(w, "agent type", s.AgentType)
 	field(w, "cwd", s.Cwd)
 	field(w, "parent", s.ParentID)
-	field(w, "started", stamp(s.StartedAt))
-	field(w, "last activity", stamp(s.LastActivityAt))
+	field(w, "started", Stamp(s.StartedAt))
+	field(w, "last activity", Stamp(s.LastActivityAt))
 	if s.EndedAt != nil {
-		field(w, "ended", stamp(*s.EndedAt))
+		field(w, "ended", Stamp(*s.EndedAt))
 	}
 	listField(w, "files read", s.FilesRead)
 	if d.Summary != nil {
@@ -255,7 +256,7 @@ func writeSessionDetail(w io.Writer, d sessionDetail) {
 	if len(d.Observations) > 0 {
 		fmt.Fprintln(w, "\nobservations:")
 		for _, o := range d.Observations {
-			fmt.Fprintf(w, "  #%d  %s  %-9s  %s\n", o.ID, stamp(o.CreatedAt), o.Type, o.Title)
+			fmt.Fprintf(w, "  #%d  %s  %-9s  %s\n", o.ID, Stamp(o.CreatedAt), o.Type, o.Title)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func runShare(ctx context.Context, app *App, unshare bool) error {
 	if err != nil {
 		return err
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -47,9 +47,9 @@ func runShare(ctx context.Context, app *App, unshare bool) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"project": id.Key, "shared": !unshare, "changed": changed})
+		return PrintJSON(app.Out, map[string]any{"project": id.Key, "shared": !unshare, "changed": changed})
 	}
-	w := app.text()
+	w := app.Text()
 	switch {
 	case unshare && changed:
 		fmt.Fprintf(w, "project %s is no longer shared\n", id.Key)

@@ -31,9 +31,9 @@ func newStatsCmd(app *App) *cobra.Command {
 				return err
 			}
 			if app.JSON {
-				return printJSON(app.Out, st)
+				return PrintJSON(app.Out, st)
 			}
-			w := app.text()
+			w := app.Text()
 			fmt.Fprintf(w, "database: %s (%d bytes, WAL %d bytes)\n", st.Path, st.SizeBytes, st.WALBytes)
 			fmt.Fprintf(w, "%d sessions, %d observations, %d summaries, %d prompts\n",
 				st.Sessions, st.Observations, st.Summaries, st.Prompts)

@@ -97,29 +97,29 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	}
 	switch {
 	case modes == 0:
-		return invalid("mode", "one of --session ID, --pending or --maintain", "")
+		return Invalid("mode", "one of --session ID, --pending or --maintain", "")
 	case o.Session != "" && o.Pending:
-		return invalid("--session", "not combined with --pending", o.Session)
+		return Invalid("--session", "not combined with --pending", o.Session)
 	case o.Session != "" && maintainSet && o.Maintain:
-		return invalid("--maintain", "not combined with --session", "true")
+		return Invalid("--maintain", "not combined with --session", "true")
 	case o.Limit < 0:
-		return invalid("--limit", "a number >= 0", fmt.Sprint(o.Limit))
+		return Invalid("--limit", "a number >= 0", fmt.Sprint(o.Limit))
 	case o.Idle < 0:
-		return invalid("--idle", "a duration >= 0 such as 30m or 2h", o.Idle.String())
+		return Invalid("--idle", "a duration >= 0 such as 30m or 2h", o.Idle.String())
 	case o.Timeout <= 0:
-		return invalid("--timeout", "a duration > 0 such as 30s", o.Timeout.String())
+		return Invalid("--timeout", "a duration > 0 such as 30s", o.Timeout.String())
 	case o.MaxTokens < 50:
-		return invalid("--max-tokens", "a number >= 50", fmt.Sprint(o.MaxTokens))
+		return Invalid("--max-tokens", "a number >= 50", fmt.Sprint(o.MaxTokens))
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return usageErr(err)
+		if err := SessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	// Stop between sessions on Ctrl-C or SIGTERM, releasing the lease.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 			fmt.Fprintf(app.Err, "mem: another summarize run (%s) holds the lease until %s; nothing done\n",
 				rep.LeaseHolder, rep.LeaseUntil.Local().Format(time.RFC3339))
 			if app.JSON {
-				return printJSON(app.Out, rep)
+				return PrintJSON(app.Out, rep)
 			}
 			return nil
 		}
@@ -170,11 +170,11 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	}
 	out.ElapsedMillis = time.Since(start).Milliseconds()
 	if app.JSON {
-		return printJSON(app.Out, out)
+		return PrintJSON(app.Out, out)
 	}
 	if out.Report != nil && out.Report.DryRun {
 		for _, s := range out.Report.Sessions {
-			fmt.Fprintf(app.text(), "%s\t%s\n", s.ID, s.Reason)
+			fmt.Fprintf(app.Text(), "%s\t%s\n", s.ID, s.Reason)
 		}
 	}
 	fmt.Fprintln(app.Out, out.line())
@@ -197,7 +197,7 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 		res, err = summarize.Session(ctx, db, o.Session, opts)
 	}
 	if errors.Is(err, memory.ErrNotFound) {
-		return invalid("--session", "the id of an existing session", o.Session)
+		return Invalid("--session", "the id of an existing session", o.Session)
 	}
 	if err != nil {
 		return err
@@ -207,11 +207,11 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 	}
 	if app.JSON {
 		if res.Skipped != "" {
-			return printJSON(app.Out, map[string]string{"session_id": o.Session, "skipped": res.Skipped})
+			return PrintJSON(app.Out, map[string]string{"session_id": o.Session, "skipped": res.Skipped})
 		}
-		return printJSON(app.Out, res)
+		return PrintJSON(app.Out, res)
 	}
-	w := app.text()
+	w := app.Text()
 	if res.Skipped != "" {
 		fmt.Fprintf(w, "session %s not summarized: %s\n", o.Session, res.Skipped)
 		return nil

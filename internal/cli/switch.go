@@ -26,7 +26,7 @@ func newSwitchCmd(app *App, on bool) *cobra.Command {
 			if len(args) == 1 {
 				part = args[0]
 				if part != "inject" && part != "capture" {
-					return invalid("part", "inject or capture (or nothing for both)", part)
+					return Invalid("part", "inject or capture (or nothing for both)", part)
 				}
 			}
 			return runSwitch(app, on, part)
@@ -54,18 +54,18 @@ func runSwitch(app *App, on bool, part string) error {
 	if err != nil {
 		return err
 	}
-	d := switches.Decide(switchSettings(app.Config(), app.Getenv), id.Root)
+	d := switches.Decide(SwitchSettings(app.Config(), app.Getenv), id.Root)
 	if app.JSON {
-		return printJSON(app.Out, map[string]any{"file": path, "project": id.Key, "switches": d})
+		return PrintJSON(app.Out, map[string]any{"file": path, "project": id.Key, "switches": d})
 	}
-	fmt.Fprintf(app.text(), "project %s (%s)\n", id.Key, path)
+	fmt.Fprintf(app.Text(), "project %s (%s)\n", id.Key, path)
 	writeSwitches(app, d)
 	return nil
 }
 
 // writeSwitches prints whether injection and capture apply, and why not.
 func writeSwitches(app *App, d switches.Decision) {
-	w := app.text()
+	w := app.Text()
 	line := func(name string, on bool, why string) {
 		if on {
 			fmt.Fprintf(w, "%s: on\n", name)

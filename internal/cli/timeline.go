@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/search"
 )
 
@@ -49,22 +50,22 @@ func runTimeline(ctx context.Context, app *App, o timelineOptions, afterSet bool
 		}
 	}
 	if given != 1 {
-		return invalid("--around/--session/--query", "exactly one of them", fmt.Sprintf("%d given", given))
+		return Invalid("--around/--session/--query", "exactly one of them", fmt.Sprintf("%d given", given))
 	}
 	if o.Before < 0 || o.Before > search.MaxLimit {
-		return invalid("--before", fmt.Sprintf("a number from 0 to %d", search.MaxLimit), fmt.Sprint(o.Before))
+		return Invalid("--before", fmt.Sprintf("a number from 0 to %d", search.MaxLimit), fmt.Sprint(o.Before))
 	}
 	if o.After < 0 || o.After > search.MaxLimit {
-		return invalid("--after", fmt.Sprintf("a number from 0 to %d", search.MaxLimit), fmt.Sprint(o.After))
+		return Invalid("--after", fmt.Sprintf("a number from 0 to %d", search.MaxLimit), fmt.Sprint(o.After))
 	}
-	tq := search.TimelineQuery{SessionID: strings.TrimSpace(o.Session), Before: o.Before, After: o.After}
+	tq := search.TimelineQuery{SessionID: privacy.FilterID(strings.TrimSpace(o.Session)), Before: o.Before, After: o.After}
 	if tq.SessionID != "" && !afterSet {
 		tq.After = 0 // the whole session
 	}
 	if o.Around != "" {
 		r, err := parseRef(o.Around)
 		if err != nil || r.Summary || r.Prompt {
-			return invalid("--around", "an observation id (123 or #123)", o.Around)
+			return Invalid("--around", "an observation id (123 or #123)", o.Around)
 		}
 		tq.Around = r.ID
 	}
@@ -94,13 +95,13 @@ func runTimeline(ctx context.Context, app *App, o timelineOptions, afterSet bool
 	if app.JSON {
 		return printHitsJSON(app.Out, hits)
 	}
-	w := app.text()
+	w := app.Text()
 	for _, h := range hits {
 		mark := " "
 		if h.Anchor {
 			mark = ">"
 		}
-		fmt.Fprintf(w, "%s %-6s %-9s %s  %s\n", mark, h.Ref, hitLabel(h), stamp(h.Date), oneLine(h.Title))
+		fmt.Fprintf(w, "%s %-6s %-9s %s  %s\n", mark, h.Ref, hitLabel(h), Stamp(h.Date), oneLine(h.Title))
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func newVersionCmd(app *App) *cobra.Command {
 			v := map[string]any{"version": Version, "schema_version": store.SchemaVersion(),
 				"go": runtime.Version(), "commit": commit}
 			if app.JSON {
-				return printJSON(app.Out, v)
+				return PrintJSON(app.Out, v)
 			}
 			fmt.Fprintf(app.Out, "mem %s (schema %d, %s)\n", Version, store.SchemaVersion(), runtime.Version())
 			return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -252,6 +253,18 @@ func (h *H) sessions() {
 	}
 	if len(h.Agent.Downloads) > 0 {
 		h.check("no-download", len(got) == 0, "installed by the CLI because mem is installed: %q", got)
+		// What each first start asked npm's registry for (OpenCode runs
+		// npm in its own process): shows whether the CLI goes there
+		// without mem too.
+		with, werr := registryFetches(h.Home)
+		without, oerr := registryFetches(filepath.Join(h.Root, "home-without-mem"))
+		switch {
+		case werr != nil || oerr != nil:
+			h.note("npm registry in the first start: %v", errors.Join(werr, oerr))
+		case len(with.Packages)+len(without.Packages) > 0:
+			h.note("npm registry in the first start: with mem %s, without mem %s (%s)", with, without,
+				strings.Join(without.Packages, " "))
+		}
 	}
 	h.check("hooks-run-as-installed", calls > 0, "a session run as a user would after mem install: exit %d, %d hook calls%s", ai.Exit, calls, runErr(ai))
 	if h.bare.Label != "" {

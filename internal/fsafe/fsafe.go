@@ -139,6 +139,38 @@ func Remove(path string) error {
 	return nil
 }
 
+// Shred overwrites a regular file's content with zeros, syncs it and
+// deletes it, so that what it held does not stay in blocks the file system
+// frees (on file systems that write in place; a copy-on-write or flash
+// file system may keep older blocks all the same). A link, FIFO, device or
+// directory is refused; a missing file is no error.
+func Shred(path string) error {
+	f, err := openWriteNonBlocking(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if f, err = regular(f, err, path); err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		zeros := make([]byte, 64<<10)
+		for left := fi.Size(); left > 0 && err == nil; left -= int64(len(zeros)) {
+			_, err = f.Write(zeros[:min(left, int64(len(zeros)))])
+		}
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("overwriting %s: %w", path, err)
+	}
+	return Remove(path)
+}
+
 // Open opens path for reading when it is a regular file, without blocking
 // on a FIFO or device: those, and directories, are refused. Links are
 // followed (settings files are often links into a dotfiles folder); use

@@ -14,4 +14,8 @@ func openAppendNonBlocking(path string, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, perm)
 }
 
+func openWriteNonBlocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY, 0)
+}
+
 func syncDir(string) {}

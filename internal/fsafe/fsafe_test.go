@@ -214,3 +214,31 @@ func TestInside(t *testing.T) {
 		}
 	}
 }
+
+func TestShred(t *testing.T) {
+	root, outside := tree(t)
+	// A second name of the file shows what became of its blocks.
+	p, seen := filepath.Join(root, "record"), filepath.Join(root, "record-seen")
+	write(t, p, "token=s3cr3t and more text than one write")
+	must(t, os.Link(p, seen))
+	must(t, Shred(p))
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("shredded file still there: %v", err)
+	}
+	b, err := os.ReadFile(seen)
+	must(t, err)
+	if len(b) != len("token=s3cr3t and more text than one write") || string(b) != string(make([]byte, len(b))) {
+		t.Errorf("content after Shred: %q, want as many zero bytes", b)
+	}
+	must(t, Shred(filepath.Join(root, "missing")))
+	for _, name := range []string{"out-link", "fifo", "sub"} {
+		quick(t, func() {
+			if err := Shred(filepath.Join(root, name)); err == nil {
+				t.Errorf("%s: shredded", name)
+			}
+		})
+	}
+	if b, err := os.ReadFile(outside); err != nil || string(b) != "secret" {
+		t.Errorf("the file behind a link: %q, %v", b, err)
+	}
+}

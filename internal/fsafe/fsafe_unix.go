@@ -22,6 +22,12 @@ func openAppendNonBlocking(path string, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, perm)
 }
 
+// openWriteNonBlocking opens an existing path write-only, at its start,
+// refusing a link (O_NOFOLLOW) and never waiting on a FIFO (O_NONBLOCK).
+func openWriteNonBlocking(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+}
+
 // syncDir makes a rename in dir durable; failure only costs durability.
 func syncDir(dir string) {
 	if d, err := os.Open(dir); err == nil {

@@ -28,6 +28,7 @@ type claudeEvent struct {
 	AgentType    json.RawMessage `json:"agent_type"`
 	TurnID       json.RawMessage `json:"turn_id"`         // Codex
 	Transcript   json.RawMessage `json:"transcript_path"` // Codex
+	Timestamp    json.RawMessage `json:"timestamp"`       // Copilot; Claude Code sends none
 }
 
 // call is the tool call a tool event reports.
@@ -47,8 +48,16 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 	if err := decodeLenient(data, &e); err != nil {
 		return Event{}, err
 	}
-	ev := Event{Agent: c.agent, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
-		Source: text(e.Source), AgentType: text(e.AgentType)}
+	ev := e.event(c.agent)
+	if c.agent == AgentClaude && e.Timestamp != nil && getenv("COPILOT_CLI") != "" {
+		// Copilot CLI runs a project's .claude hooks too, after its own,
+		// with its own payload: the event is Copilot's, and `mem hook
+		// copilot` records it. Taken here as well, it would be recorded
+		// twice, or as Claude Code's without its tool results.
+		ev.Kind = KindIgnored
+		return ev, nil
+	}
+	ev.AgentType = text(e.AgentType)
 	if c.projectEnv != "" {
 		ev.ProjectDir = getenv(c.projectEnv)
 	}
@@ -60,19 +69,11 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 	}
 	switch ev.Name {
 	case "SessionStart":
-		ev.Kind = KindSessionStart
 		if ev.Source == "compact" {
 			ev.Kind = KindCompacted
 		}
-	case "UserPromptSubmit":
-		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
-	case "PostToolUse", "PostToolUseFailure":
-		ev.Kind, ev.Call = KindTool, e.call()
-		ev.Call.Failed = ev.Name == "PostToolUseFailure"
-	case "PreCompact":
-		ev.Kind = KindPreCompact
 	case "Stop":
-		ev.Kind, ev.Message = KindStop, text(e.LastMessage)
+		ev.Message = text(e.LastMessage)
 		if c.agent == AgentCodex {
 			ev.Transcript, ev.TurnID = text(e.Transcript), text(e.TurnID)
 		}
@@ -83,10 +84,32 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 			// compaction, neither a session nor memory.
 			ev.Kind = KindIgnored
 		}
+	}
+	return ev, nil
+}
+
+// event reads what Claude Code, Codex and Copilot (under its PascalCase
+// event names) send alike: the event's name and kind, its session, and the
+// prompt or tool call it carries. Each adapter adds its agent's own fields.
+func (e claudeEvent) event(agent string) Event {
+	ev := Event{Agent: agent, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
+		Source: text(e.Source)}
+	switch ev.Name {
+	case "SessionStart":
+		ev.Kind = KindSessionStart
+	case "UserPromptSubmit":
+		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
+	case "PostToolUse", "PostToolUseFailure":
+		ev.Kind, ev.Call = KindTool, e.call()
+		ev.Call.Failed = ev.Name == "PostToolUseFailure"
+	case "PreCompact":
+		ev.Kind = KindPreCompact
+	case "Stop":
+		ev.Kind = KindStop
 	case "SessionEnd":
 		ev.Kind = KindSessionEnd
 	}
-	return ev, nil
+	return ev
 }
 
 // Encode answers with hookSpecificOutput.additionalContext where the event

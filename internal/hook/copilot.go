@@ -35,25 +35,20 @@ func (copilot) Decode(data []byte, _ func(string) string) (Event, error) {
 	if err := decodeLenient(data, &e); err != nil {
 		return Event{}, err
 	}
-	ev := Event{Agent: AgentCopilot, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
-		Source: text(e.Source)}
-	switch ev.Name {
-	case "SessionStart": // source startup, resume or new
-		ev.Kind = KindSessionStart
-	case "UserPromptSubmit":
-		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
-	case "PostToolUse", "PostToolUseFailure":
-		ev.Kind = KindTool
-		ev.Call = captureCall(text(e.ToolName), e.ToolInput, copilotResult(e.ToolResult), text(e.Error))
-		ev.Call.Failed = ev.Name == "PostToolUseFailure"
-	case "PreCompact":
-		// Copilot takes no context here: checkpoint, and give the
-		// compaction block with the next prompt.
-		ev.Kind, ev.Source = KindPreCompact, text(e.Trigger)
-	case "Stop":
-		ev.Kind = KindStop // Copilot gives no last message
-	case "SessionEnd":
-		ev.Kind = KindSessionEnd
+	// Claude's events (SessionStart's source is startup, resume or new),
+	// less Claude's subagents, agent type and last message (Copilot gives
+	// none), and with Copilot's tool result.
+	ev := e.event(AgentCopilot)
+	switch ev.Kind {
+	case KindTool:
+		ev.Call.Response = copilotResult(e.ToolResult)
+	case KindPreCompact:
+		// Copilot takes no context here, and every PreCompact, manual or
+		// automatic, compacts: checkpoint, and give the compaction block
+		// with the next prompt.
+		ev.Source, ev.CompactionAtPrompt = text(e.Trigger), true
+	case KindSessionStart, KindPrompt:
+		ev.CompactionAtPrompt = true
 	}
 	return ev, nil
 }

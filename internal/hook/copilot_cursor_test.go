@@ -106,7 +106,7 @@ func TestCopilotAndCursorDecode(t *testing.T) {
 			`{"hook_event_name":"PostToolUseFailure","session_id":"p1","cwd":"/w","tool_name":"Edit","tool_input":{"path":"/w/a.go"},"error":"no match"}`,
 			Event{Agent: AgentCopilot, Name: "PostToolUseFailure", Kind: KindTool, SessionID: "p1", Cwd: "/w"}},
 		{"copilot compaction", Copilot(), nil, `{"hook_event_name":"PreCompact","session_id":"p1","trigger":"auto"}`,
-			Event{Agent: AgentCopilot, Name: "PreCompact", Kind: KindPreCompact, SessionID: "p1", Source: "auto"}},
+			Event{Agent: AgentCopilot, Name: "PreCompact", Kind: KindPreCompact, SessionID: "p1", Source: "auto", CompactionAtPrompt: true}},
 		{"copilot camelCase", Copilot(), nil, `{"sessionId":"p1","timestamp":1,"cwd":"/w","source":"new"}`,
 			Event{Agent: AgentCopilot, Kind: KindIgnored, Cwd: "/w", Source: "new"}},
 		{"cursor root from the workspace", Cursor(), nil,

@@ -57,6 +57,15 @@ type Event struct {
 	// they are read when the event is recorded, only with capture on.
 	Transcript string `json:",omitempty"`
 	TurnID     string `json:",omitempty"`
+	// CompactionAtPrompt is set by the adapter of an agent that takes no
+	// context when it compacts: the compaction block waits, marked on the
+	// session, for the next prompt. A pre-compact event that sets it marks
+	// the session (one that may not compact leaves it unset), a prompt
+	// takes the mark and gives the block, a session start drops it.
+	CompactionAtPrompt bool `json:",omitempty"`
+	// CheckpointFirst is set on a compacted event that comes before the
+	// compaction rather than after it: the session is checkpointed first.
+	CheckpointFirst bool `json:",omitempty"`
 }
 
 // Reply is what mem answers.

@@ -29,15 +29,18 @@ func (gemini) Decode(data []byte, getenv func(string) string) (Event, error) {
 	}
 	switch ev.Name {
 	case "SessionStart":
-		ev.Kind = KindSessionStart
+		ev.Kind, ev.CompactionAtPrompt = KindSessionStart, true
 	case "BeforeAgent":
-		ev.Kind, ev.Prompt = KindPrompt, text(e.Prompt)
+		ev.Kind, ev.Prompt, ev.CompactionAtPrompt = KindPrompt, text(e.Prompt), true
 	case "AfterTool":
 		ev.Kind, ev.Call = KindTool, e.call()
 	case "PreCompress":
 		// Gemini takes no context here: checkpoint now, and give the
-		// compaction block with the next prompt.
-		ev.Kind = KindPreCompact
+		// compaction block with the next prompt. It fires an automatic
+		// PreCompress before it checks its threshold, on every turn,
+		// compressed or not: only /compress (manual) is known to compress,
+		// so only it is followed by the block.
+		ev.Kind, ev.CompactionAtPrompt = KindPreCompact, ev.Source == "manual"
 	case "AfterAgent":
 		ev.Kind, ev.Message = KindStop, text(e.PromptResponse)
 	case "SessionEnd":

@@ -106,7 +106,7 @@ func (h *Handler) settling() func() {
 // Marks the hook keeps on sessions.
 const (
 	markKind      = "hook"
-	markCompacted = "compacted" // Gemini compressed the context: the next prompt gets the compaction block
+	markCompacted = "compacted" // the context was compacted: the next prompt gets the compaction block
 )
 
 // Handle does what ev calls for and returns the reply. What the event
@@ -367,7 +367,7 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.s = s
-		if holdsCompaction(t.ev.Agent) {
+		if t.ev.CompactionAtPrompt {
 			// The start block replaces a compaction block still to come: the
 			// model would get the memory twice.
 			if _, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted); err != nil {
@@ -380,8 +380,7 @@ func (t *turn) record(ctx context.Context) error {
 		if err := t.ensure(ctx); err != nil {
 			return err
 		}
-		if t.ev.Agent == AgentOpenCode {
-			// OpenCode's compacting hook runs before the compaction: checkpoint first.
+		if t.ev.CheckpointFirst {
 			t.checkpoint(ctx)
 		}
 	case KindPrompt:
@@ -402,11 +401,9 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.checkpoint(ctx)
-		// Gemini fires an automatic PreCompress before it checks its
-		// threshold, on every turn, compressed or not: only /compress
-		// (manual) is known to compress, so only it is followed by the block.
-		// Copilot's PreCompact, manual or automatic, is a compaction.
-		if t.ev.Agent == AgentGemini && t.ev.Source == "manual" || t.ev.Agent == AgentCopilot {
+		// The agent takes no context now: its adapter says so when a
+		// compaction surely follows, and the next prompt gets the block.
+		if t.ev.CompactionAtPrompt {
 			if _, err := t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompacted, t.at); err != nil {
 				return err
 			}
@@ -542,7 +539,7 @@ func (t *turn) reply(parts ...string) Reply {
 
 func (t *turn) prompt(ctx context.Context) (Reply, error) {
 	var parts []string
-	if t.capture && holdsCompaction(t.ev.Agent) {
+	if t.capture && t.ev.CompactionAtPrompt {
 		took, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted)
 		if err != nil {
 			return Reply{}, err
@@ -557,10 +554,6 @@ func (t *turn) prompt(ctx context.Context) (Reply, error) {
 	}
 	return t.promptContext(ctx, parts)
 }
-
-// holdsCompaction reports whether agent takes no context when it compacts,
-// so that its compaction block comes with the next prompt (Gemini, Copilot).
-func holdsCompaction(agent string) bool { return agent == AgentGemini || agent == AgentCopilot }
 
 // promptContext adds what the session is waiting for (prompt-time recall).
 func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error) {

@@ -46,7 +46,8 @@ func (opencode) Decode(data []byte, _ func(string) string) (Event, error) {
 		resp, _ := json.Marshal(map[string]json.RawMessage{"output": orNull(e.Output), "metadata": orNull(e.Metadata)})
 		ev.Call = captureCall(text(e.Tool), e.Args, resp, text(e.Error))
 	case "compacting":
-		ev.Kind = KindCompacted
+		// It runs before the compaction: checkpoint, then the block.
+		ev.Kind, ev.CheckpointFirst = KindCompacted, true
 	case "session.idle":
 		ev.Kind, ev.Message = KindStop, text(e.Message)
 	case "session.deleted":

@@ -160,3 +160,20 @@ func (h *Handler) setAside(e spool.Entry, why error) {
 	}
 	h.logf("spooled event %s cannot be applied (%v): set aside in %s", e.ID, why, h.Spool.Path())
 }
+
+// ForgetSpooled overwrites and deletes the spooled events, waiting or set
+// aside, of a session (its id as stored) or, when session is empty, of a
+// project: what is forgotten must not stay on disk in the spool, nor come
+// back when the spool is applied. The caller holds the spool's drain lock.
+func ForgetSpooled(sp spool.Dir, session, project string) (int, error) {
+	return sp.Purge(func(data []byte) bool {
+		var j job
+		if json.Unmarshal(data, &j) != nil {
+			return false
+		}
+		if session != "" {
+			return j.Event.SessionID == session
+		}
+		return j.Project == project
+	})
+}

@@ -106,23 +106,14 @@ func (codexTOML) edit(p *Plan, bin string, args []string, remove bool) error {
 	return nil
 }
 
-// The ways a TOML file can name mcp_servers and mem in headers and keys.
-const (
-	tomlServers = `("mcp_servers"|'mcp_servers'|mcp_servers)`
-	tomlMem     = `("mem"|'mem'|mem)`
-)
+// tomlInlineMem finds mem as a key inside an inline mcp_servers = {...}.
+var tomlInlineMem = lazy.NewRegexp(`[{,]\s*("mem"|'mem'|mem)\s*[.=]`)
 
-// TOML table headers ([table] or [[array]], with an optional comment), and
-// mcp_servers and mem in them and in keys.
-var (
-	tomlHeader    = lazy.NewRegexp(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
-	tomlMemHeader = lazy.NewRegexp(`^` + tomlServers + `\s*\.\s*` + tomlMem + `(\s*\..*)?$`)
-	tomlDottedMem = lazy.NewRegexp(`^\s*` + tomlServers + `\s*\.\s*` + tomlMem + `\s*[.=]`)
-	tomlMemKey    = lazy.NewRegexp(`^\s*` + tomlMem + `\s*[.=]`)
-	tomlInline    = lazy.NewRegexp(`^\s*` + tomlServers + `\s*=`)
-	tomlServersH  = lazy.NewRegexp(`^` + tomlServers + `$`)
-	tomlInlineMem = lazy.NewRegexp(`[{,]\s*` + tomlMem + `\s*[.=]`)
-)
+// memTable reports whether a section is mem's [mcp_servers.mem] table or
+// one of its subtables.
+func memTable(s tomlSection) bool {
+	return len(s.path) >= 2 && s.path[0] == "mcp_servers" && s.path[1] == MCPName
+}
 
 // editCodexMCP adds, replaces or removes the [mcp_servers.mem] table (and
 // its subtables) of a Codex config.toml. TOML is edited as lines, so every
@@ -132,39 +123,43 @@ var (
 // inline table (which no [mcp_servers.mem] table may extend), are left to
 // the user: rewriting those lines would reformat the user's own.
 func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
-	lines := splitLines(old)
-	top := tomlTopLines(lines)
+	d, err := readTOML(old)
+	if err != nil {
+		return nil, err
+	}
+	end := "\n" // the file's own line end, from its first line
+	if len(d.lines) > 0 {
+		end = lineEnd(d.lines[0])
+		table = strings.ReplaceAll(table, "\n", end)
+	}
 	var kept, section []string
 	at := -1 // where mem's table was, in kept
-	inMem, current := false, ""
-	for i, l := range lines {
-		// A line that begins inside a value (a multi-line string or array)
-		// is part of that value, whatever it looks like.
-		if m := tomlHeader.Get().FindStringSubmatch(l); top[i] && m != nil {
-			current = m[1]
-			inMem = tomlMemHeader.Get().MatchString(current)
-			if inMem && at < 0 {
+	for _, s := range d.sections {
+		if memTable(s) {
+			if at < 0 {
 				at = len(kept)
 			}
-		} else if top[i] && !inMem && ((current == "" && tomlDottedMem.Get().MatchString(l)) || (tomlServersH.Get().MatchString(current) && tomlMemKey.Get().MatchString(l))) {
-			return nil, errors.New("mem is defined with a dotted or inline key: edit it by hand, see the README")
-		} else if top[i] && current == "" && tomlInline.Get().MatchString(l) {
-			value := l
-			for j := i + 1; j < len(lines) && !top[j]; j++ {
-				value += lines[j]
-			}
-			if tomlInlineMem.Get().MatchString(value) {
-				return nil, errors.New("mem is defined inline in mcp_servers = {...}: edit it by hand, see the README")
-			}
-			if !remove {
-				return nil, errors.New("mcp_servers is an inline table (mcp_servers = {...}), which a [mcp_servers.mem] table cannot extend: add mem to it by hand, see the README")
+			section = append(section, d.lines[s.start:s.next]...)
+			continue
+		}
+		for _, k := range d.keyLines(s) {
+			switch {
+			case len(k.full) >= 2 && k.full[0] == "mcp_servers" && k.full[1] == MCPName:
+				return nil, errors.New("mem is defined with a dotted or inline key: edit it by hand, see the README")
+			case len(k.full) == 1 && k.full[0] == "mcp_servers":
+				value := k.value
+				for j := k.line + 1; j < len(d.lines) && !d.top[j]; j++ {
+					value += d.lines[j]
+				}
+				if tomlInlineMem.Get().MatchString(value) {
+					return nil, errors.New("mem is defined inline in mcp_servers = {...}: edit it by hand, see the README")
+				}
+				if !remove {
+					return nil, errors.New("mcp_servers is an inline table (mcp_servers = {...}), which a [mcp_servers.mem] table cannot extend: add mem to it by hand, see the README")
+				}
 			}
 		}
-		if inMem {
-			section = append(section, l)
-		} else {
-			kept = append(kept, l)
-		}
+		kept = append(kept, d.lines[s.start:s.next]...)
 	}
 	switch {
 	case remove && at < 0:
@@ -179,16 +174,16 @@ func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
 		return old, nil
 	case at >= 0:
 		if n := len(section); n > 0 && strings.TrimSpace(section[n-1]) == "" {
-			table += "\n" // keep the blank line before the next table
+			table += end // keep the blank line before the next table
 		}
 		return []byte(strings.Join(kept[:at], "") + table + strings.Join(kept[at:], "")), nil
 	}
 	out := strings.Join(kept, "")
 	if out != "" {
 		if !strings.HasSuffix(out, "\n") {
-			out += "\n"
+			out += end
 		}
-		out += "\n"
+		out += end
 	}
 	return []byte(out + table), nil
 }
@@ -206,78 +201,4 @@ func codexMCPTable(bin string, args []string) string {
 	}
 	return "[mcp_servers." + MCPName + "]\ncommand = " + tomlString(bin) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n" +
 		"env_vars = [" + strings.Join(codexEnvVars, ", ") + "]\n"
-}
-
-// tomlTopLines reports, for each line of a TOML document, whether it
-// begins outside every value: not inside a multi-line string (three double
-// or single quotes) nor inside an array or inline table spread over lines.
-// Only such lines can hold a table header or start a key.
-func tomlTopLines(lines []string) []bool {
-	top := make([]bool, len(lines))
-	var quote string // the open multi-line string's delimiter
-	depth := 0       // open [ and { of a value
-	for i, l := range lines {
-		top[i] = quote == "" && depth == 0
-		if top[i] && strings.HasPrefix(strings.TrimSpace(l), "[") {
-			continue // a table header: its brackets open no value
-		}
-		for j := 0; j < len(l); j++ {
-			c := l[j]
-			if quote != "" {
-				switch {
-				case c == '\\' && quote == `"""`:
-					j++
-				case strings.HasPrefix(l[j:], quote):
-					// Up to two more quotes belong to the string.
-					j += len(quote) - 1
-					for k := 0; k < 2 && j+1 < len(l) && l[j+1] == quote[0]; k++ {
-						j++
-					}
-					quote = ""
-				}
-				continue
-			}
-			switch c {
-			case '#':
-				j = len(l)
-			case '"', '\'':
-				if d := strings.Repeat(string(c), 3); strings.HasPrefix(l[j:], d) {
-					quote, j = d, j+2
-					continue
-				}
-				// A one-line string ends on its line.
-				for j++; j < len(l) && l[j] != c && l[j] != '\n'; j++ {
-					if c == '"' && l[j] == '\\' {
-						j++
-					}
-				}
-			case '[', '{':
-				depth++
-			case ']', '}':
-				if depth > 0 {
-					depth--
-				}
-			}
-		}
-	}
-	return top
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

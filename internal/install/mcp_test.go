@@ -91,16 +91,3 @@ func TestCodexValuesSpanningLines(t *testing.T) {
 		}
 	}
 }
-
-func TestTomlTopLines(t *testing.T) {
-	doc := "a = 1\nb = \"\"\"\nin\n\"\"\"\nc = [\n1,\n]\n[t]\nd = '''x'''\ne = { f = 1 }\n"
-	lines := strings.SplitAfter(doc, "\n")
-	lines = lines[:len(lines)-1]
-	want := []bool{true, true, false, false, true, false, false, true, true, true}
-	got := tomlTopLines(lines)
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("line %d %q: top %v, want %v", i+1, lines[i], got[i], want[i])
-		}
-	}
-}

@@ -24,9 +24,11 @@ func OpenCode() Agent {
 		Hooks: opencodePlugin{},
 		// What OpenCode 1.18 does on its own (see internal/e2e/README.md):
 		// said so the user is not surprised, since mem cannot change it.
-		Notes: []string{"OpenCode installs its plugin SDK with npm into its config folder and, once any plugin " +
-			"is there, waits for that install before its first request: the first start after this takes as " +
-			"long as that install, and with no npm registry reachable every start waits for it to fail"},
+		Notes: []string{"OpenCode installs its plugin SDK with npm into its config folder at each start until " +
+			"that install has finished once, with or without mem, and, once any plugin is there, waits for it " +
+			"before its first request: unless an earlier OpenCode session finished it, the first start after " +
+			"this takes as long as that install (about 60 MB), and with no npm registry reachable every start " +
+			"waits for it to fail"},
 		Detect: Detect{Commands: []string{"opencode"}, Dirs: func(p Places) []string {
 			return []string{filepath.Join(p.ConfigHome, "opencode")}
 		}},

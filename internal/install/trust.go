@@ -121,7 +121,15 @@ func editTrust(agent, path, source string, settings, before []byte, bin string, 
 	if remove && before == nil {
 		return p, nil
 	}
-	after, err := editHookStates(before, hooks, remove)
+	all, err := codexHooks(source, settings, func(*object) bool { return true })
+	if err != nil {
+		return p, err
+	}
+	at := hookPlaces{source: source, hashAt: map[string]string{}}
+	for _, h := range all {
+		at.hashAt[h.Key] = h.Hash
+	}
+	after, err := editHookStates(before, hooks, at, remove)
 	if err != nil {
 		return p, fmt.Errorf("%s: %v; nothing was changed", path, err)
 	}
@@ -306,126 +314,18 @@ type hookState struct {
 	enabled bool
 }
 
-// errTrustForm is returned for a config.toml that keeps hook state in a
-// form mem does not edit line by line.
-var errTrustForm = errors.New("hooks.state is written as an inline table or with dotted keys: trust mem's hooks with /hooks in codex instead")
+// errTrustForm and errTrustArray are returned for a config.toml that keeps
+// hook state in a form mem does not edit line by line.
+var (
+	errTrustForm  = errors.New("hooks.state is written as an inline table or with dotted keys: trust mem's hooks with /hooks in codex instead")
+	errTrustArray = errors.New("hooks or hooks.state is written as an array of tables ([[...]]): trust mem's hooks with /hooks in codex instead")
+)
 
-// tomlSection is one [table] of a TOML file, as lines.
-type tomlSection struct {
-	path       []string // the header's key path; nil before the first header
-	start, end int      // its lines, header included, trailing blank lines not
-}
-
-// tomlSections splits lines into the top-level part and its tables.
-func tomlSections(lines []string) ([]tomlSection, error) {
-	top := tomlTopLines(lines)
-	secs := []tomlSection{{start: 0}}
-	for i, l := range lines {
-		if !top[i] {
-			continue
-		}
-		t := strings.TrimSpace(l)
-		if !strings.HasPrefix(t, "[") {
-			continue
-		}
-		cur := &secs[len(secs)-1]
-		cur.end = i
-		path, ok := tomlHeaderPath(t)
-		if !ok && !strings.HasPrefix(t, "[[") {
-			return nil, fmt.Errorf("line %d: a table header mem cannot read: %q", i+1, t)
-		}
-		secs = append(secs, tomlSection{path: path, start: i})
-	}
-	secs[len(secs)-1].end = len(lines)
-	for i := range secs {
-		for secs[i].end > secs[i].start+1 && strings.TrimSpace(lines[secs[i].end-1]) == "" {
-			secs[i].end--
-		}
-	}
-	return secs, nil
-}
-
-// tomlHeaderPath parses a [table] header line into its key path (false
-// for an array of tables or a header it cannot read).
-func tomlHeaderPath(t string) ([]string, bool) {
-	if !strings.HasPrefix(t, "[") || strings.HasPrefix(t, "[[") {
-		return nil, false
-	}
-	path, rest, ok := tomlKeyPath(t[1:])
-	if !ok {
-		return nil, false
-	}
-	rest = strings.TrimLeft(rest, " \t")
-	if !strings.HasPrefix(rest, "]") {
-		return nil, false
-	}
-	rest = strings.TrimSpace(rest[1:])
-	if rest != "" && !strings.HasPrefix(rest, "#") {
-		return nil, false
-	}
-	return path, true
-}
-
-// tomlKeyPath parses a dotted TOML key at the start of s, and returns what
-// follows it.
-func tomlKeyPath(s string) ([]string, string, bool) {
-	var path []string
-	for {
-		s = strings.TrimLeft(s, " \t")
-		var k string
-		switch {
-		case strings.HasPrefix(s, `"`):
-			end := 1
-			for ; end < len(s) && s[end] != '"'; end++ {
-				if s[end] == '\\' {
-					end++
-				}
-			}
-			if end >= len(s) {
-				return nil, "", false
-			}
-			u, err := strconv.Unquote(tomlToGoEscapes(s[:end+1]))
-			if err != nil {
-				return nil, "", false
-			}
-			k, s = u, s[end+1:]
-		case strings.HasPrefix(s, "'"):
-			end := strings.IndexByte(s[1:], '\'')
-			if end < 0 {
-				return nil, "", false
-			}
-			k, s = s[1:end+1], s[end+2:]
-		default:
-			end := 0
-			for end < len(s) && (s[end] == '_' || s[end] == '-' || s[end] >= '0' && s[end] <= '9' ||
-				s[end] >= 'a' && s[end] <= 'z' || s[end] >= 'A' && s[end] <= 'Z') {
-				end++
-			}
-			if end == 0 {
-				return nil, "", false
-			}
-			k, s = s[:end], s[end:]
-		}
-		path = append(path, k)
-		s = strings.TrimLeft(s, " \t")
-		if !strings.HasPrefix(s, ".") {
-			return path, s, true
-		}
-		s = s[1:]
-	}
-}
-
-// tomlToGoEscapes turns a TOML basic string's \UXXXXXXXX and \e into what
-// Go's unquoting reads; the other TOML escapes are Go's too.
-func tomlToGoEscapes(s string) string {
-	return strings.ReplaceAll(s, `\e`, `\x1b`)
-}
-
-// hookKey returns the key of a [hooks.state."<key>"] table path ("" for
-// any other table).
-func hookKey(path []string) string {
-	if len(path) == 3 && path[0] == "hooks" && path[1] == "state" {
-		return path[2]
+// hookKey returns the key of a [hooks.state."<key>"] table ("" for any
+// other section).
+func hookKey(s tomlSection) string {
+	if !s.array && len(s.path) == 3 && s.path[0] == "hooks" && s.path[1] == "state" {
+		return s.path[2]
 	}
 	return ""
 }
@@ -433,23 +333,17 @@ func hookKey(path []string) string {
 // checkHookStateForm refuses a config.toml that writes hook state other
 // than as [hooks.state."<key>"] tables, which mem could not edit without
 // reformatting the user's lines or writing a key twice.
-func checkHookStateForm(lines []string, secs []tomlSection) error {
-	top := tomlTopLines(lines)
-	for _, s := range secs {
-		for i := s.start; i < s.end; i++ {
-			if !top[i] || (s.path != nil && i == s.start) {
-				continue
-			}
-			path, rest, ok := tomlKeyPath(lines[i])
-			if !ok || !strings.HasPrefix(rest, "=") {
-				continue
-			}
-			full := append(append([]string(nil), s.path...), path...)
+func checkHookStateForm(d tomlDoc) error {
+	for _, s := range d.sections {
+		if s.array && len(s.path) > 0 && s.path[0] == "hooks" && (len(s.path) == 1 || s.path[1] == "state") {
+			return errTrustArray
+		}
+		for _, k := range d.keyLines(s) {
 			// A key line may write hook state only inside a hook's own table.
-			if len(full) >= 2 && full[0] == "hooks" && full[1] == "state" && len(s.path) < 3 {
+			if len(k.full) >= 2 && k.full[0] == "hooks" && k.full[1] == "state" && len(s.path) < 3 {
 				return errTrustForm
 			}
-			if len(full) == 1 && full[0] == "hooks" {
+			if len(k.full) == 1 && k.full[0] == "hooks" {
 				return errTrustForm
 			}
 		}
@@ -457,119 +351,141 @@ func checkHookStateForm(lines []string, secs []tomlSection) error {
 	return nil
 }
 
-// hookTables splits a config.toml into lines and tables, refusing one that
-// keeps hook state in a form other than a table per hook.
-func hookTables(conf []byte) ([]string, []tomlSection, error) {
-	lines := splitLines(conf)
-	secs, err := tomlSections(lines)
+// hookTables reads a config.toml, refusing one that keeps hook state in a
+// form other than a table per hook.
+func hookTables(conf []byte) (tomlDoc, error) {
+	d, err := readTOML(conf)
 	if err != nil {
-		return nil, nil, err
+		return d, err
 	}
-	return lines, secs, checkHookStateForm(lines, secs)
+	return d, checkHookStateForm(d)
 }
 
 // hookStates reads the hook state a config.toml holds, by key.
 func hookStates(conf []byte) (map[string]hookState, error) {
-	lines, secs, err := hookTables(conf)
+	d, err := hookTables(conf)
 	if err != nil {
 		return nil, err
 	}
 	states := map[string]hookState{}
-	for _, s := range secs {
-		key := hookKey(s.path)
+	for _, s := range d.sections {
+		key := hookKey(s)
 		if key == "" {
 			continue
 		}
 		st := hookState{enabled: true}
-		for i := s.start + 1; i < s.end; i++ {
-			path, rest, ok := tomlKeyPath(lines[i])
-			if !ok || len(path) != 1 || !strings.HasPrefix(rest, "=") {
+		for _, k := range d.keyLines(s) {
+			if len(k.path) != 1 {
 				continue
 			}
-			v := tomlValue(strings.TrimSpace(rest[1:]))
-			switch path[0] {
+			v := tomlValue(k.value)
+			switch k.path[0] {
 			case "trusted_hash":
 				st.trusted = v
 			case "enabled":
 				st.enabled = v != "false"
 			}
 		}
-		states[strings.TrimSpace(key)] = st
+		states[key] = st
 	}
 	return states, nil
 }
 
-// tomlValue reads a one-line string or bare value, without a comment.
-func tomlValue(v string) string {
-	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, "'") {
-		if path, _, ok := tomlKeyPath(v); ok && len(path) == 1 {
-			return path[0]
-		}
-	}
-	if i := strings.IndexByte(v, '#'); i >= 0 {
-		v = v[:i]
-	}
-	return strings.TrimSpace(v)
+// trustLine is the line mem writes into a hook's state table, ending in
+// end.
+func trustLine(hash, end string) string { return "trusted_hash = " + tomlString(hash) + end }
+
+// hookPlaces is what a hooks.json holds at each key: the hash of the hook
+// there, for every hook whose hash mem computes.
+type hookPlaces struct {
+	source string // the hooks.json as Codex names it in keys
+	hashAt map[string]string
 }
 
-// splitLines splits b into lines that keep their line ends.
-func splitLines(b []byte) []string {
-	lines := strings.SplitAfter(string(b), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
-	return lines
+// movedFrom reports whether the state table for key, trusted for hash, is
+// one recorded for one of mem's hooks (by its hash, ours) at a place in
+// source where that hook no longer is: Codex keys a hook by its place, so
+// a hook the user adds before mem's moves mem's to the next key and leaves
+// this table naming another hook, with a hash that is not that hook's.
+func (p hookPlaces) movedFrom(key, trusted string, ours map[string]string) bool {
+	_, isOurs := ours[trusted]
+	return isOurs && strings.HasPrefix(key, p.source+":") && p.hashAt[key] != trusted
 }
-
-// trustLine is the line mem writes into a hook's state table.
-func trustLine(hash string) string { return "trusted_hash = " + tomlString(hash) + "\n" }
 
 // editHookStates records trust for hooks in a config.toml, or takes their
 // state tables out. A hook already trusted with its hash changes nothing; a
 // stale hash is replaced on its line; a hook without a table gets one at the
-// end of the file, after a blank line. Taking out removes each hook's table
-// and the blank line before it, so an install then an uninstall give the
-// file back byte for byte; every other line stays as it was.
-func editHookStates(conf []byte, hooks []HookTrust, remove bool) ([]byte, error) {
-	lines, secs, err := hookTables(conf)
+// end of the file, after a blank line. A table mem's hook left behind at a
+// key it moved from is moved to the hook's new key, its other lines (the
+// user's enabled = false) kept, or removed when the new key has a table.
+// Taking out removes each hook's table, and any it left behind, with the
+// blank line before it, so an install then an uninstall give the file back
+// byte for byte; every other line stays as it was.
+func editHookStates(conf []byte, hooks []HookTrust, places hookPlaces, remove bool) ([]byte, error) {
+	d, err := hookTables(conf)
 	if err != nil {
 		return nil, err
 	}
-	want := map[string]string{}
+	lines := d.lines
+	want := map[string]string{}  // mem's hooks: hash by key
+	keyOf := map[string]string{} // and key by hash
 	for _, h := range hooks {
 		want[h.Key] = h.Hash
+		if _, ok := keyOf[h.Hash]; !ok {
+			keyOf[h.Hash] = h.Key
+		}
+	}
+	tables := map[string]bool{}
+	for _, s := range d.sections {
+		tables[hookKey(s)] = true
 	}
 	drop := make([]bool, len(lines))
 	replace := map[int]string{}
 	insert := map[int]string{} // after line
 	found := map[string]bool{}
-	for _, s := range secs {
-		key := strings.TrimSpace(hookKey(s.path))
+	dropTable := func(s tomlSection) {
+		for i := s.start; i < s.end; i++ {
+			drop[i] = true
+		}
+		if b := s.start - 1; b >= 0 && strings.TrimSpace(lines[b]) == "" && !drop[b] {
+			drop[b] = true
+		}
+	}
+	for _, s := range d.sections {
+		key := hookKey(s)
+		if key == "" {
+			continue
+		}
+		var at *tomlKeyLine
+		for _, k := range d.keyLines(s) {
+			if len(k.path) == 1 && k.path[0] == "trusted_hash" {
+				at = &k
+			}
+		}
 		hash, ours := want[key]
-		if key == "" || !ours {
+		if !ours && at != nil && places.movedFrom(key, tomlValue(at.value), keyOf) {
+			to := keyOf[tomlValue(at.value)]
+			if remove || tables[to] || found[to] {
+				dropTable(s)
+				continue
+			}
+			replace[s.start] = "[hooks.state." + tomlString(to) + "]" + lineEnd(lines[s.start])
+			found[to] = true
+			continue
+		}
+		if !ours {
 			continue
 		}
 		found[key] = true
 		if remove {
-			for i := s.start; i < s.end; i++ {
-				drop[i] = true
-			}
-			if b := s.start - 1; b >= 0 && strings.TrimSpace(lines[b]) == "" && !drop[b] {
-				drop[b] = true
-			}
+			dropTable(s)
 			continue
 		}
-		at := -1
-		for i := s.start + 1; i < s.end; i++ {
-			if path, rest, ok := tomlKeyPath(lines[i]); ok && len(path) == 1 && path[0] == "trusted_hash" && strings.HasPrefix(rest, "=") {
-				at = i
-			}
-		}
 		switch {
-		case at < 0:
-			insert[s.start] = trustLine(hash)
-		case tomlValue(strings.TrimSpace(lines[at][strings.IndexByte(lines[at], '=')+1:])) != hash:
-			replace[at] = trustLine(hash)
+		case at == nil:
+			insert[s.start] = trustLine(hash, lineEnd(lines[s.start]))
+		case tomlValue(at.value) != hash:
+			replace[at.line] = trustLine(hash, lineEnd(lines[at.line]))
 		}
 	}
 	var b strings.Builder
@@ -583,12 +499,16 @@ func editHookStates(conf []byte, hooks []HookTrust, remove bool) ([]byte, error)
 		b.WriteString(l)
 		if ins, ok := insert[i]; ok {
 			if !strings.HasSuffix(l, "\n") {
-				b.WriteByte('\n')
+				b.WriteString(lineEnd(l))
 			}
 			b.WriteString(ins)
 		}
 	}
 	if !remove {
+		end := "\n" // the file's own line end, from its first line
+		if len(lines) > 0 {
+			end = lineEnd(lines[0])
+		}
 		for _, h := range hooks {
 			if found[h.Key] {
 				continue
@@ -597,11 +517,11 @@ func editHookStates(conf []byte, hooks []HookTrust, remove bool) ([]byte, error)
 			out := b.String()
 			if out != "" {
 				if !strings.HasSuffix(out, "\n") {
-					b.WriteByte('\n')
+					b.WriteString(end)
 				}
-				b.WriteByte('\n')
+				b.WriteString(end)
 			}
-			b.WriteString("[hooks.state." + tomlString(h.Key) + "]\n" + trustLine(h.Hash))
+			b.WriteString("[hooks.state." + tomlString(h.Key) + "]" + end + trustLine(h.Hash, end))
 		}
 	}
 	return []byte(b.String()), nil

@@ -159,6 +159,8 @@ func TestTrustFormsMemDoesNotEditAreRefused(t *testing.T) {
 		"hooks.state.x.trusted_hash = \"a\"\n",
 		"[hooks]\nstate = { }\n",
 		"[hooks.state]\n\"" + fixtureSource + ":stop:0:0\" = { trusted_hash = \"a\" }\n",
+		"[[hooks.state.\"" + fixtureSource + ":stop:0:0\"]]\ntrusted_hash = \"a\"\n",
+		"[[hooks]]\nx = 1\n",
 	} {
 		p, err := InstallTrust("codex", "config.toml", fixtureSource, settings, []byte(conf), "/usr/local/bin/mem")
 		if err == nil || !strings.Contains(err.Error(), "/hooks") || !strings.Contains(err.Error(), "nothing was changed") {
@@ -178,5 +180,77 @@ func TestSerdeString(t *testing.T) {
 		if got := serdeString(in); got != want {
 			t.Errorf("serdeString(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// Codex keys a hook by its place in hooks.json. A hook the user adds
+// before mem's moves mem's to another key: mem's hook is then untrusted
+// there (Codex's own view), and the table mem recorded stays at the old key,
+// where it now names the user's hook with mem's hash (shown as changed
+// since trusted, never run). Installing again moves mem's table to the new
+// key, with any line the user added to it (enabled = false); uninstall
+// takes it out wherever it is.
+func TestTrustFollowsMemsHookWhenItMoves(t *testing.T) {
+	settings, err := os.ReadFile(filepath.Join("testdata", "codex-0.169.0", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bin = "/usr/local/bin/mem"
+	moved := []byte(strings.Replace(string(settings), "\"SessionStart\": [\n",
+		"\"SessionStart\": [\n      { \"hooks\": [ { \"type\": \"command\", \"command\": \"echo new\" } ] },\n", 1))
+	oldKey, newKey := fixtureSource+":session_start:1:0", fixtureSource+":session_start:2:0"
+	status := func(settings, conf []byte) map[string]string {
+		t.Helper()
+		all, err := codexHooks(fixtureSource, settings, func(*object) bool { return true })
+		if err != nil {
+			t.Fatal(err)
+		}
+		states, err := hookStates(conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, h := range all {
+			h.Trusted, h.Enabled = states[h.Key].trusted, true
+			if s, ok := states[h.Key]; ok {
+				h.Enabled = s.enabled
+			}
+			out[h.Key] = h.Status()
+			if !h.Enabled {
+				out[h.Key] += ",disabled"
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct{ name, user, userAfter string }{
+		{"trusted by install", "", ""},
+		{"turned off in codex", "enabled = false\n", ",disabled"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := InstallTrust("codex", "config.toml", fixtureSource, settings, nil, bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conf := []byte(strings.Replace(string(p.After), "["+`hooks.state."`+oldKey+`"]`+"\n", "["+`hooks.state."`+oldKey+`"]`+"\n"+tc.user, 1))
+			if s := status(moved, conf); s[newKey] != "untrusted" || s[oldKey] != "stale"+tc.userAfter {
+				t.Fatalf("after the user's hook went in: mem's %s, the user's %s", s[newKey], s[oldKey])
+			}
+			again, err := InstallTrust("codex", "config.toml", fixtureSource, moved, conf, bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.Replace(string(conf), oldKey, newKey, 1); string(again.After) != want {
+				t.Errorf("install again:\n%s\nwant mem's table moved to the new key:\n%s", again.After, want)
+			}
+			if s := status(moved, again.After); s[newKey] != "trusted"+tc.userAfter || s[oldKey] != "untrusted" {
+				t.Errorf("after install again: mem's %s, the user's %s", s[newKey], s[oldKey])
+			}
+			for _, c := range [][]byte{conf, again.After} {
+				un, err := UninstallTrust("codex", "config.toml", fixtureSource, moved, c, bin)
+				if err != nil || un.After != nil {
+					t.Errorf("uninstall left %q (%v)", un.After, err)
+				}
+			}
+		})
 	}
 }

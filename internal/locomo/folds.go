@@ -66,26 +66,31 @@ func Mean(s Scores, conv []int, keep func(int) bool) [4]float64 {
 // Spread returns the mean and the sample standard deviation of the folds'
 // held-out recall at each of Ks.
 func Spread(folds []Fold) (mean, sd [4]float64) {
-	n := float64(len(folds))
-	if n == 0 {
-		return mean, sd
-	}
-	for _, f := range folds {
-		for k := range mean {
-			mean[k] += f.Test[k] / n
+	v := make([]float64, len(folds))
+	for k := range mean {
+		for i, f := range folds {
+			v[i] = f.Test[k]
 		}
-	}
-	if n < 2 {
-		return mean, sd
-	}
-	for _, f := range folds {
-		for k := range sd {
-			d := f.Test[k] - mean[k]
-			sd[k] += d * d / (n - 1)
-		}
-	}
-	for k := range sd {
-		sd[k] = math.Sqrt(sd[k])
+		mean[k], sd[k] = MeanSD(v)
 	}
 	return mean, sd
+}
+
+// MeanSD returns the mean of v and its sample standard deviation (0 for
+// fewer than two values).
+func MeanSD(v []float64) (mean, sd float64) {
+	n := float64(len(v))
+	if n == 0 {
+		return 0, 0
+	}
+	for _, x := range v {
+		mean += x / n
+	}
+	if n < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		sd += (x - mean) * (x - mean) / (n - 1)
+	}
+	return mean, math.Sqrt(sd)
 }

@@ -50,3 +50,20 @@ func TestMeanEmpty(t *testing.T) {
 		t.Errorf("Mean of nothing = %v", got)
 	}
 }
+
+func TestMeanSD(t *testing.T) {
+	for _, tc := range []struct {
+		v        []float64
+		mean, sd float64
+	}{
+		{nil, 0, 0},
+		{[]float64{3}, 3, 0},
+		{[]float64{1, 3}, 2, math.Sqrt2},
+		{[]float64{2, 4, 4, 4, 5, 5, 7, 9}, 5, math.Sqrt(32.0 / 7)},
+	} {
+		mean, sd := MeanSD(tc.v)
+		if math.Abs(mean-tc.mean) > 1e-12 || math.Abs(sd-tc.sd) > 1e-12 {
+			t.Errorf("MeanSD(%v) = %v, %v; want %v, %v", tc.v, mean, sd, tc.mean, tc.sd)
+		}
+	}
+}

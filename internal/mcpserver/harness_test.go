@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	memBin = filepath.Join(dir, "mem")
-	build := exec.Command("go", "build", "-o", memBin, "github.com/memhq/mem/cmd/mem")
+	build := exec.Command("go", "build", "-o", dir, "github.com/memhq/mem/cmd/mem", "github.com/memhq/mem/cmd/mem-full") // mem hands mcp to mem-full
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building mem:", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/search"
 )
 
@@ -118,6 +119,13 @@ func (s *Server) searchQuery(in SearchInput) (search.Query, error) {
 	if q.Project != "" && q.AllProjects {
 		return q, memory.Invalid("project, all_projects", "one of them, not both", q.Project)
 	}
+	if q.SessionID != "" {
+		id, err := privacy.SessionID("session", q.SessionID)
+		if err != nil {
+			return q, err
+		}
+		q.SessionID = id
+	}
 	if q.Project == "" && !q.AllProjects && q.SessionID == "" {
 		q.Project = s.opts.Project
 	}
@@ -163,9 +171,11 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 		return nil, TimelineOutput{}, memory.Invalid("id", "an observation id such as 123", fmt.Sprint(in.ID))
 	}
 	if in.Session != "" {
-		if err := memory.ValidateSessionID("session", in.Session); err != nil {
+		id, err := privacy.SessionID("session", in.Session)
+		if err != nil {
 			return nil, TimelineOutput{}, err
 		}
+		in.Session = id
 	}
 	before, err := window("before", in.Before, defaultAround)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
 )
@@ -69,9 +70,12 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("mcp server: no project")
 	}
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
+		// Stored as the hooks store it: an id holding a secret is filtered.
+		id, err := privacy.SessionID("--session", o.Session)
+		if err != nil {
 			return nil, err
 		}
+		o.Session = id
 	}
 	if o.Now == nil {
 		o.Now = time.Now

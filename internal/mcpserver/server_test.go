@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -370,4 +372,56 @@ func TestPanickingToolIsAToolError(t *testing.T) {
 	// The server still answers.
 	var out SaveOutput
 	structured(t, call(t, cs, "save_observation", map[string]any{"type": "note", "title": "still alive"}), &out)
+}
+
+func TestSecretSessionIDs(t *testing.T) { eachMode(t, testSecretSessionIDs) }
+
+// A session id that holds a secret is stored filtered (as the hooks and the
+// CLI store it); the tools that take a session id find it by the id the
+// agent knows, and never store or show the secret.
+func testSecretSessionIDs(t *testing.T, start starter) {
+	const secret = "ses-ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
+	stored := privacy.FilterID(secret)
+	if stored == secret {
+		t.Fatalf("the privacy filter keeps %q: pick another secret", secret)
+	}
+	f := start(t, secret)
+	ctx := context.Background()
+	if _, err := f.db.EnsureSession(ctx, memory.Session{ID: stored, Project: testProject, StartedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AddObservation(ctx, memory.Observation{SessionID: stored, Type: "note",
+		Title: "Widget cache is warmed at start", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"session": secret}},
+		{"search", map[string]any{"query": "widget cache", "session": secret}},
+		{"timeline", map[string]any{"session": secret}},
+	} {
+		res := call(t, f.cs, tc.tool, tc.args)
+		var out struct {
+			Results, Entries []IndexEntry
+			Session          string
+		}
+		structured(t, res, &out)
+		got := append(out.Results, out.Entries...)
+		if len(got) != 1 || got[0].Title != "Widget cache is warmed at start" || got[0].Session != stored {
+			t.Errorf("%s %v: %+v, want the one observation of session %s", tc.tool, tc.args, got, stored)
+		}
+		if strings.Contains(text(res), secret) || out.Session == secret {
+			t.Errorf("%s %v shows the secret: %s", tc.tool, tc.args, text(res))
+		}
+	}
+	var saved SaveOutput
+	structured(t, call(t, f.cs, "save_observation", map[string]any{"type": "note", "title": "Saved by the agent"}), &saved)
+	if saved.Session != stored {
+		t.Errorf("saved in session %q, want %q", saved.Session, stored)
+	}
+	if _, err := f.db.Session(ctx, secret); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("a session stored under the secret id: %v", err)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/memhq/mem/internal/memory"
 )
 
 //go:generate go -C gen run . -own ../rules.toml -o ../catalogue.go
@@ -188,4 +190,14 @@ func FilterID(id string) string {
 	}
 	sum := sha256.Sum256([]byte(id))
 	return "redacted-" + hex.EncodeToString(sum[:12])
+}
+
+// SessionID checks a session id given by a user or an agent (field names it
+// in the message) and returns the key it is stored under: FilterID's, so
+// that an id holding a secret finds the session the hooks recorded it as.
+func SessionID(field, id string) (string, error) {
+	if err := memory.ValidateSessionID(field, id); err != nil {
+		return "", err
+	}
+	return FilterID(id), nil
 }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
@@ -143,8 +144,9 @@ func (j Job) Shell() string {
 	return fmt.Sprintf("mkdir -p %s && { date -u; %s %s; } >>%s 2>&1", sq(filepath.Dir(j.Log)), sq(j.Mem), args, sq(j.Log))
 }
 
-// Install returns the plan that installs j with s.
-func Install(s Scheduler, j Job, p Places) Plan {
+// Install returns the plan that installs j with s, or a validation error
+// when s cannot carry j (a task line over schtasks' limit).
+func Install(s Scheduler, j Job, p Places) (Plan, error) {
 	plan := Plan{Scheduler: s}
 	switch s {
 	case Systemd:
@@ -162,11 +164,21 @@ func Install(s Scheduler, j Job, p Places) Plan {
 		plan.Files = []File{{p.plist(), []byte(j.plist())}}
 		plan.Commands = [][]string{{"launchctl", "bootout", p.domain(), p.plist()}, {"launchctl", "bootstrap", p.domain(), p.plist()}}
 	case Schtasks:
+		line := j.windowsCommand()
+		if n := len(utf16.Encode([]rune(line))); n > MaxTaskLine {
+			return plan, memory.Invalid("--mem, --log and database paths",
+				fmt.Sprintf("short enough for a task line of at most %d characters (schtasks /TR), this one has %d: "+
+					`pass a shorter --log (such as C:\mem\summarize.log) or --mem`, MaxTaskLine, n), "")
+		}
 		plan.Commands = [][]string{{"schtasks", "/Create", "/F", "/SC", "DAILY", "/TN", Name,
-			"/ST", fmt.Sprintf("%02d:%02d", j.Hour, j.Minute), "/TR", j.windowsCommand()}}
+			"/ST", fmt.Sprintf("%02d:%02d", j.Hour, j.Minute), "/TR", line}}
 	}
-	return plan
+	return plan, nil
 }
+
+// MaxTaskLine is the most characters (UTF-16 code units) schtasks takes
+// in a task's command line (/TR).
+const MaxTaskLine = 261
 
 // Uninstall returns the plan that removes the job from s.
 func Uninstall(s Scheduler, p Places) Plan {
@@ -285,17 +297,19 @@ func (j Job) plist() string {
 `, Label, text.EscapeXML(j.Shell()), j.Hour, j.Minute)
 }
 
-// windowsCommand is the task's command line: cmd makes the log's folder,
-// runs mem and appends its report to the log. It begins with "if", not a
-// quote: cmd /c drops the first and last quote of a line that begins with
-// one and holds more than two.
+// windowsCommand is the task's command line: cmd makes the log's folder
+// (md of a folder that exists fails, quietly), runs mem and appends its
+// report to the log. Each path is written once, as the line may hold only
+// MaxTaskLine characters. It begins with "md", not a quote: cmd /c drops
+// the first and last quote of a line that begins with one and holds more
+// than two.
 func (j Job) windowsCommand() string {
 	dir := `"` + j.Log[:max(strings.LastIndexAny(j.Log, `\/`), 0)] + `"`
 	args := `"` + j.Mem + `" summarize --pending`
 	if j.DB != "" {
 		args += ` --db "` + j.DB + `"`
 	}
-	return `cmd /c if not exist ` + dir + ` mkdir ` + dir + ` & ` + args + ` >> "` + j.Log + `" 2>&1`
+	return `cmd /c md ` + dir + ` 2>nul & ` + args + ` >>"` + j.Log + `" 2>&1`
 }
 
 // Detect picks the scheduler of goos: launchd on darwin, the task

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf16"
+
+	"github.com/memhq/mem/internal/memory"
 )
 
 func TestParseAt(t *testing.T) {
@@ -63,7 +66,11 @@ func TestApply(t *testing.T) {
 	ctx := context.Background()
 	for i, want := range []bool{true, false} {
 		ran = nil
-		changed, err := Apply(ctx, Install(Launchd, j, p), run, false)
+		plan, err := Install(Launchd, j, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed, err := Apply(ctx, plan, run, false)
 		if err != nil || changed != want {
 			t.Fatalf("install %d: changed %v, err %v", i, changed, err)
 		}
@@ -117,13 +124,21 @@ func TestDetect(t *testing.T) {
 func TestWindowsTask(t *testing.T) {
 	j := Job{Mem: `C:\Users\a b\AppData\Roaming\npm\node_modules\@memhq\mem-win32-x64\bin\mem.exe`,
 		DB: `D:\mem\mem.db`, Log: `C:\Users\a b\AppData\Local\mem\logs\summarize.log`, Hour: 3, Minute: 7}
-	plan := Install(Schtasks, j, Places{})
+	plan, err := Install(Schtasks, j, Places{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{"schtasks", "/Create", "/F", "/SC", "DAILY", "/TN", Name, "/ST", "03:07", "/TR",
-		`cmd /c if not exist "C:\Users\a b\AppData\Local\mem\logs" mkdir "C:\Users\a b\AppData\Local\mem\logs" & ` +
+		`cmd /c md "C:\Users\a b\AppData\Local\mem\logs" 2>nul & ` +
 			`"C:\Users\a b\AppData\Roaming\npm\node_modules\@memhq\mem-win32-x64\bin\mem.exe" summarize --pending --db "D:\mem\mem.db"` +
-			` >> "C:\Users\a b\AppData\Local\mem\logs\summarize.log" 2>&1`}
+			` >>"C:\Users\a b\AppData\Local\mem\logs\summarize.log" 2>&1`}
 	if len(plan.Commands) != 1 || strings.Join(plan.Commands[0], "\n") != strings.Join(want, "\n") {
 		t.Errorf("schtasks command\n%q\nwant\n%q", plan.Commands, want)
+	}
+	// npm's place for the binary, a database, the default log: the line
+	// must fit what schtasks takes.
+	if n := len(want[len(want)-1]); n > MaxTaskLine {
+		t.Errorf("the task line has %d characters, schtasks takes %d", n, MaxTaskLine)
 	}
 	if len(plan.Files) != 0 {
 		t.Errorf("the task scheduler keeps no file of mem's: %v", plan.Files)
@@ -137,7 +152,10 @@ func TestWindowsTask(t *testing.T) {
 // GUI domain.
 func TestLaunchdPlaces(t *testing.T) {
 	p := Places{Home: "/Users/a", ConfigHome: "/Users/a/.config", UID: 501}
-	plan := Install(Launchd, Job{Mem: "/usr/local/bin/mem", Log: "/Users/a/Library/Logs/mem/summarize.log", Hour: 3, Minute: 17}, p)
+	plan, err := Install(Launchd, Job{Mem: "/usr/local/bin/mem", Log: "/Users/a/Library/Logs/mem/summarize.log", Hour: 3, Minute: 17}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	plist := "/Users/a/Library/LaunchAgents/" + Label + ".plist"
 	if len(plan.Files) != 1 || plan.Files[0].Path != plist {
 		t.Fatalf("files %v, want %s", plan.Files, plist)
@@ -150,5 +168,49 @@ func TestLaunchdPlaces(t *testing.T) {
 	}
 	if got := strings.Join(plan.Commands[1], " "); got != "launchctl bootstrap gui/501 "+plist {
 		t.Errorf("load command %q", got)
+	}
+}
+
+// schtasks takes a task line (/TR) of at most 261 characters: a line that
+// fits is passed as it is, one longer is refused with what to do, counted
+// in UTF-16 code units as Windows counts them.
+func TestWindowsTaskLineLimit(t *testing.T) {
+	log := `C:\Users\someone\AppData\Local\mem\summarize.log`
+	short := `C:\mem\mem.exe`
+	// The line around the paths: cmd /c md "<dir>" 2>nul & "<mem>" summarize --pending >>"<log>" 2>&1
+	base := len(Job{Log: `C:\l`}.windowsCommand()) // with an empty --mem
+	fixed := base - len(`C:\l`) - len(`C:`)
+	room := MaxTaskLine - base // for --mem, with that log
+	for _, c := range []struct {
+		name    string
+		j       Job
+		wantLen int // 0: refused
+	}{
+		{"default paths", Job{Mem: short, Log: log}, fixed + len(short) + len(log) + len(`C:\Users\someone\AppData\Local\mem`)},
+		{"exactly the limit", Job{Mem: `C:\` + strings.Repeat("m", room-len(`C:\`)), Log: `C:\l`}, MaxTaskLine},
+		{"one over", Job{Mem: `C:\` + strings.Repeat("m", room-len(`C:\`)+1), Log: `C:\l`}, 0},
+		{"a long binary path", Job{Mem: `C:\` + strings.Repeat(`deep\`, 45) + "mem.exe", Log: log}, 0},
+		{"a long database path", Job{Mem: short, Log: log, DB: `D:\` + strings.Repeat(`data\`, 40) + "mem.db"}, 0},
+		// Counted as Windows counts: é is 2 bytes but 1 code unit, 😀 2 code units.
+		{"one code unit a rune", Job{Mem: `C:\` + strings.Repeat("é", room-len(`C:\`)), Log: `C:\l`}, MaxTaskLine},
+		{"two code units a rune", Job{Mem: `C:\` + strings.Repeat("\U0001F600", (room-len(`C:\`))/2+1), Log: `C:\l`}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plan, err := Install(Schtasks, c.j, Places{})
+			if c.wantLen == 0 {
+				if err == nil || !memory.IsInvalid(err) || !strings.Contains(err.Error(), "at most 261 characters") ||
+					!strings.Contains(err.Error(), "--log") || len(plan.Commands) != 0 {
+					t.Errorf("a line over the limit: %v, commands %q", err, plan.Commands)
+				}
+				return
+			}
+			if err != nil || len(plan.Commands) != 1 {
+				t.Fatalf("refused a line that fits: %v", err)
+			}
+			line := plan.Commands[0][len(plan.Commands[0])-1]
+			if n := len(utf16.Encode([]rune(line))); n != c.wantLen || n > MaxTaskLine {
+				t.Errorf("line of %d characters, want %d: %s", n, c.wantLen, line)
+			}
+		})
 	}
 }

@@ -72,7 +72,9 @@ func columnWeights(r Ranking, k Kind) []float64 {
 // its inverse document frequency is estimated from how far back its newest
 // r.Window rows reach, and added to the score of those rows. Common words
 // weigh little in bm25 anyway; an older row with a common word misses that
-// small share, a mild preference for newer rows.
+// small share, a mild preference for newer rows. When the filters leave
+// fewer rows than the hits asked for (a date, project or type the newest
+// rows miss), the share goes to the newest rows that pass them instead.
 func candidates(ctx context.Context, src Source, q Query, k Kind, units []string, r Ranking, n int) ([]Candidate, error) {
 	if len(units) == 0 {
 		return nil, nil
@@ -113,16 +115,10 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 		return nil, err
 	}
 	total := float64(hi - lo + 1)
-	bonus := map[int64]float64{}
-	for _, u := range words {
-		ids, ok := common[u]
-		if !ok {
-			continue
-		}
-		w := idf(total, float64(len(ids))*total/float64(hi-ids[len(ids)-1]+1))
-		for _, id := range ids {
-			bonus[id] += w
-		}
+	// Each common word's share is its estimated idf.
+	weight := map[string]float64{}
+	for u, ids := range common {
+		weight[u] = idf(total, float64(len(ids))*total/float64(hi-ids[len(ids)-1]+1))
 	}
 	var out []Candidate
 	if len(selective) > 0 {
@@ -131,11 +127,68 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 		}
 	}
 	have := make(map[int64]bool, len(out))
+	for _, c := range out {
+		have[c.ID] = true
+	}
+	bonus := shares(words, weight, common)
+	// Rows that have only common words: the best few that pass the filters.
+	extra, err := src.Filter(ctx, q, k, best(bonus, have, n))
+	if err != nil {
+		return nil, err
+	}
+	if need := max(1, q.Limit+q.Offset); len(out)+len(extra) < need {
+		// Too few pass: the filters hide the newest rows of the common
+		// words, so their shares go to their newest rows that pass.
+		scoped, err := newestInScope(ctx, src, q, k, common, need)
+		if err != nil {
+			return nil, err
+		}
+		ids := make(map[string][]int64, len(scoped))
+		rows := map[int64]Candidate{}
+		for u, cs := range scoped {
+			ids[u] = candidateIDs(cs)
+			for _, c := range cs {
+				rows[c.ID] = c
+			}
+		}
+		bonus = shares(words, weight, ids)
+		extra = extra[:0]
+		for _, id := range best(bonus, have, n) {
+			extra = append(extra, rows[id])
+		}
+	}
 	for i := range out {
-		have[out[i].ID] = true
 		out[i].BM25 -= bonus[out[i].ID]
 	}
-	// Rows that have only common words: the best few that pass the filters.
+	for _, c := range extra {
+		c.BM25 = -bonus[c.ID]
+		out = append(out, c)
+	}
+	if err := phraseBonus(ctx, src, k, phrases, out, total); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].BM25 < out[j].BM25 })
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// shares adds up, per row, the weights of the common words whose rows
+// (ids, by word) it is among, in the order of words.
+func shares(words []string, weight map[string]float64, ids map[string][]int64) map[int64]float64 {
+	bonus := map[int64]float64{}
+	for _, u := range words {
+		for _, id := range ids[u] {
+			bonus[id] += weight[u]
+		}
+	}
+	return bonus
+}
+
+// best returns the ids of the n rows with the highest bonus, leaving out
+// those have holds, newer first among equals.
+func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 	rest := make([]int64, 0, len(bonus))
 	for id := range bonus {
 		if !have[id] {
@@ -148,23 +201,50 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 		}
 		return rest[i] > rest[j]
 	})
-	if len(rest) > n {
-		rest = rest[:n]
+	return rest[:min(n, len(rest))]
+}
+
+// newestInScope returns, for each common unit (with the ids of its newest
+// window rows overall), the rows among them that pass the filters, newest
+// first. When fewer than need pass (a date, project or other filter that
+// the newest rows miss), the unit's older rows that pass are read until
+// need of them are found or none are left: a filter never hides the older
+// rows that pass it.
+func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int) (map[string][]Candidate, error) {
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, window := range common {
+		for _, id := range window {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
 	}
-	extra, err := src.Filter(ctx, q, k, rest)
+	pass, err := src.Filter(ctx, q, k, ids)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range extra {
-		c.BM25 = -bonus[c.ID]
-		out = append(out, c)
+	passed := make(map[int64]Candidate, len(pass))
+	for _, c := range pass {
+		passed[c.ID] = c
 	}
-	if err := phraseBonus(ctx, src, k, phrases, out, total); err != nil {
-		return nil, err
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].BM25 < out[j].BM25 })
-	if len(out) > n {
-		out = out[:n]
+	out := make(map[string][]Candidate, len(common))
+	for u, window := range common {
+		var rows []Candidate
+		for _, id := range window {
+			if c, ok := passed[id]; ok {
+				rows = append(rows, c)
+			}
+		}
+		if len(rows) < need {
+			older, err := src.NewestIn(ctx, q, k, u, window[len(window)-1], need-len(rows))
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, older...)
+		}
+		out[u] = rows
 	}
 	return out, nil
 }

@@ -89,6 +89,17 @@ func (f *fakeSource) IDRange(_ context.Context, k Kind) (lo, hi int64, err error
 	return lo, hi, nil
 }
 
+func (f *fakeSource) NewestIn(_ context.Context, q Query, k Kind, unit string, before int64, n int) ([]Candidate, error) {
+	var out []Candidate
+	for _, r := range f.rows {
+		if r.id < before && f.has(r, unit) && f.passes(q, k, r) {
+			out = append(out, f.cand(r))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	return out[:min(n, len(out))], nil
+}
+
 func (f *fakeSource) Filter(_ context.Context, q Query, k Kind, ids []int64) ([]Candidate, error) {
 	var out []Candidate
 	for _, r := range f.rows {
@@ -223,29 +234,66 @@ func TestCandidatesWindow(t *testing.T) {
 	rows = append(rows, obs(7, "a", 7, "rollback deploy"), obs(8, "a", 8, "rollback only"))
 	tests := []struct {
 		window  int
+		text    string
+		until   time.Time
 		matched []string
 		want    []int64
 	}{
-		{0, []string{`"deploy" OR "rollback"`}, []int64{7, 8, 6, 5, 4, 3, 2, 1}},
-		{100, []string{`"deploy" OR "rollback"`}, []int64{7, 8, 6, 5, 4, 3, 2, 1}},
+		{0, "deploy rollback", time.Time{}, []string{`"deploy" OR "rollback"`}, []int64{7, 8, 6, 5, 4, 3, 2, 1}},
+		{100, "deploy rollback", time.Time{}, []string{`"deploy" OR "rollback"`}, []int64{7, 8, 6, 5, 4, 3, 2, 1}},
 		// Then the rows with only the common word, in the order Filter gave them.
-		{4, []string{`"rollback"`}, []int64{7, 8, 4, 5, 6}},
+		{4, "deploy rollback", time.Time{}, []string{`"rollback"`}, []int64{7, 8, 4, 5, 6}},
+		// The common word's newest rows are after the query's end: its
+		// newest rows before the end take their place.
+		{4, "deploy", day0.Add(3 * time.Hour), nil, []int64{2, 1}},
+		{4, "deploy rollback", day0.Add(3 * time.Hour), []string{`"rollback"`}, []int64{2, 1}},
 	}
 	for _, tt := range tests {
 		src := &fakeSource{rows: rows}
 		r := DefaultRanking()
 		r.Window = tt.window
-		got, err := candidates(context.Background(), src, Query{Project: "p"}, KindObservation,
-			Parse("deploy rollback").Units(MatchOptions{}), r, 10)
+		got, err := candidates(context.Background(), src, Query{Project: "p", Until: tt.until, Limit: 3}, KindObservation,
+			Parse(tt.text).Units(MatchOptions{}), r, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := make([]int64, len(got))
-		for i, c := range got {
-			ids[i] = c.ID
-		}
+		ids := candidateIDs(got)
 		if !reflect.DeepEqual(ids, tt.want) || !reflect.DeepEqual(src.matched, tt.matched) {
-			t.Errorf("window %d: candidates %v after MATCH %q, want %v after %q", tt.window, ids, src.matched, tt.want, tt.matched)
+			t.Errorf("window %d, %q until %v: candidates %v after MATCH %q, want %v after %q",
+				tt.window, tt.text, tt.until, ids, src.matched, tt.want, tt.matched)
+		}
+	}
+}
+
+func TestCandidatesReadBackPastFilteredRows(t *testing.T) {
+	// "deploy" is in 40 rows: 1-20 of session a, 21-40 of session b. With a
+	// window of 4, the newest 4 are all of b; for session a the rows are
+	// read further back until as many of a as the hits asked for are found.
+	var rows []fakeRow
+	for i := int64(1); i <= 40; i++ {
+		s := "a"
+		if i > 20 {
+			s = "b"
+		}
+		rows = append(rows, obs(i, s, int(i), "deploy step"))
+	}
+	r := DefaultRanking()
+	r.Window = 4
+	for _, tt := range []struct {
+		limit int
+		want  []int64
+	}{
+		{5, []int64{20, 19, 18, 17, 16}},
+		{10, []int64{20, 19, 18, 17, 16, 15, 14, 13, 12, 11}},
+	} {
+		got, err := candidates(context.Background(), &fakeSource{rows: rows}, Query{SessionID: "a", Limit: tt.limit},
+			KindObservation, Parse("deploy").Units(MatchOptions{}), r, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := candidateIDs(got)
+		if !reflect.DeepEqual(ids, tt.want) {
+			t.Errorf("limit %d: candidates %v, want %v", tt.limit, ids, tt.want)
 		}
 	}
 }

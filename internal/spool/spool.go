@@ -185,3 +185,37 @@ func (d Dir) Remove(e Entry) error {
 func (d Dir) SetAside(e Entry) error {
 	return os.Rename(e.path, strings.TrimSuffix(e.path, ext)+setAside)
 }
+
+// Purge overwrites and deletes every record, waiting or set aside, whose
+// content match accepts (fsafe.Shred), and returns how many went. The
+// caller holds the drain lock, so that no process applies or sets aside a
+// record while it goes. A record that cannot be read is left, and said.
+func (d Dir) Purge(match func(data []byte) bool) (int, error) {
+	names, err := d.names()
+	if err != nil {
+		return 0, err
+	}
+	var (
+		gone int
+		errs []error
+	)
+	for _, n := range names {
+		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ext) && !strings.HasSuffix(n, setAside) {
+			continue
+		}
+		p := filepath.Join(d.path, n)
+		data, err := fsafe.ReadFile(p, MaxRecord)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil && match(data) {
+			if err = fsafe.Shred(p); err == nil {
+				gone++
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("spooled record %s: %w", n, err))
+		}
+	}
+	return gone, errors.Join(errs...)
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -88,5 +89,48 @@ func TestOneDrainerAtATime(t *testing.T) {
 	release()
 	if got, _ := d.List(); len(got) != 0 {
 		t.Fatalf("the lock file is listed as a record: %v", got)
+	}
+}
+
+func TestPurgeRemovesMatchingRecordsWaitingOrSetAside(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	at := time.Unix(1_700_000_000, 0)
+	put := func(body string) Entry {
+		t.Helper()
+		id := NewID(at)
+		if err := d.Put(id, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		return Entry{ID: id, path: filepath.Join(d.Path(), id+ext)}
+	}
+	put("forget me: waiting")
+	if err := d.SetAside(put("forget me: set aside")); err != nil {
+		t.Fatal(err)
+	}
+	put("keep me: waiting")
+	if err := d.SetAside(put("keep me: set aside")); err != nil {
+		t.Fatal(err)
+	}
+	temp := filepath.Join(d.Path(), "."+NewID(at)+".json.123")
+	if err := os.WriteFile(temp, []byte("forget me: a write under way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n, err := d.Purge(func(b []byte) bool { return strings.HasPrefix(string(b), "forget me") })
+	if err != nil || n != 2 {
+		t.Fatalf("Purge: %d, %v; want 2", n, err)
+	}
+	waiting, failed, err := d.Len()
+	if err != nil || waiting != 1 || failed != 1 {
+		t.Errorf("left %d waiting and %d set aside (%v), want 1 and 1", waiting, failed, err)
+	}
+	names, _ := d.names()
+	for _, name := range names {
+		b, _ := os.ReadFile(filepath.Join(d.Path(), name))
+		if strings.HasPrefix(string(b), "forget me") && !strings.HasPrefix(name, ".") {
+			t.Errorf("%s still holds %q", name, b)
+		}
+	}
+	if _, err := os.Stat(temp); err != nil {
+		t.Errorf("a temporary file of a write under way was touched: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -255,5 +256,78 @@ func TestPastedLogFindsItsRareWords(t *testing.T) {
 	}
 	if len(hits) == 0 || hits[0].ID != rare {
 		t.Errorf("hits %v; want #%d first", hitRefs(hits), rare)
+	}
+}
+
+// TestSearchFiltersReachPastCommonWords: a word in more rows than the
+// ranking's window is read from its newest rows only, and those must be the
+// newest rows that pass the filters. Here a crowd of newer rows with the
+// same word fails the filter; the three older rows that pass must be found.
+func TestSearchFiltersReachPastCommonWords(t *testing.T) {
+	crowd := search.DefaultRanking().Window + 100
+	old := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+	recent := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	// rows is a batch of observations of one session; batches are
+	// imported in order, so a later batch has the higher (newer) ids.
+	type rows struct {
+		session, project string
+		typ              memory.Type
+		at               time.Time
+		file             string
+		n                int
+	}
+	target := func(at time.Time) rows {
+		return rows{"target", "p", memory.TypeDecision, at, "internal/deploy/old.go", 3}
+	}
+	others := func(project string, at time.Time) rows {
+		return rows{"crowd", project, memory.TypeNote, at, "internal/deploy/new.go", crowd}
+	}
+	tests := []struct {
+		name    string
+		batches []rows // the first is the target
+		q       search.Query
+	}{
+		{"until", []rows{target(old), others("p", recent)}, search.Query{Project: "p", Until: old.AddDate(0, 1, 0)}},
+		{"since, older rows imported later", []rows{target(recent), others("p", old)}, search.Query{Project: "p", Since: recent.AddDate(0, -1, 0)}},
+		{"project", []rows{target(old), others("q", old)}, search.Query{Project: "p"}},
+		{"type", []rows{target(old), others("p", old)}, search.Query{Project: "p", Types: []memory.Type{memory.TypeDecision}}},
+		{"session", []rows{target(old), others("p", old)}, search.Query{SessionID: "target"}},
+		{"file", []rows{target(old), others("p", old)}, search.Query{Project: "p", File: "deploy/old.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := openTest(t)
+			var recs []memory.Record
+			for _, b := range tt.batches {
+				recs = append(recs, memory.Record{Kind: memory.KindSession, Session: &memory.Session{ID: b.session,
+					Project: b.project, Agent: "test", StartedAt: b.at, LastActivityAt: b.at}})
+			}
+			for _, b := range tt.batches {
+				for i := range b.n {
+					recs = append(recs, memory.Record{Kind: memory.KindObservation, Observation: &memory.Observation{
+						SessionID: b.session, Type: b.typ, Title: fmt.Sprintf("Deploy step %d of %s", i, b.session),
+						FilesModified: []string{b.file}, CreatedAt: b.at.Add(time.Duration(i) * time.Minute)}})
+				}
+			}
+			if _, err := db.Import(ctx, recs); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i := range tt.batches[0].n {
+				want = append(want, fmt.Sprintf("#%d", i+1))
+			}
+			q := tt.q
+			q.Text, q.Kinds = "deploy", []search.Kind{search.KindObservation}
+			hits, err := db.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := hitRefs(hits)
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("hits %v, want %v", got, want)
+			}
+		})
 	}
 }

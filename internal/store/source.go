@@ -60,6 +60,26 @@ func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) 
 	return ids, nil
 }
 
+// NewestIn walks the unit's rows from before down (the CROSS JOIN keeps
+// the full-text index the outer loop, in rowid order) and stops at the nth
+// that passes the filters.
+func (s *source) NewestIn(ctx context.Context, q search.Query, k search.Kind, unit string, before int64, n int) ([]search.Candidate, error) {
+	sc, err := s.scope(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	kt := kindTable(k)
+	where, args := filter(sc, k, "t")
+	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
+		FROM `+kt.fts+` CROSS JOIN `+kt.table+` t ON t.id = `+kt.fts+`.rowid
+		WHERE `+kt.fts+` MATCH ? AND `+kt.fts+`.rowid < ? AND `+where+` ORDER BY `+kt.fts+`.rowid DESC LIMIT ?`,
+		append(append([]any{unit, before}, args...), n)...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+	}
+	return candidateRows(rows, k, false)
+}
+
 func (s *source) IDRange(ctx context.Context, k search.Kind) (lo, hi int64, err error) {
 	kt := kindTable(k)
 	var span struct {
@@ -83,11 +103,10 @@ func (s *source) Filter(ctx context.Context, q search.Query, k search.Kind, ids 
 	}
 	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
-	query, inArgs, err := sqlx.In(`SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED WHERE t.id IN (?)`, ids)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.tx.QueryContext(ctx, query+` AND `+where, append(inArgs, args...)...)
+	// The ids go as one JSON array: there may be more than SQLite takes
+	// parameters.
+	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
+		WHERE t.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{encodeIDs(ids)}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
 	}

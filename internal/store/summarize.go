@@ -45,7 +45,10 @@ type PendingQuery struct {
 // first: ended or idle sessions without one, sessions whose summary is older
 // than their newest observation and, with Upgrade, extractive summaries.
 // Sessions with nothing to summarize (no observation, prompt or last
-// message) are left out, so they do not stay pending for ever.
+// message) are left out, so they do not stay pending for ever. A session
+// whose summary was forgotten (its tombstone) is pending again once it has
+// an observation or prompt from after the forget, not before: the nightly
+// job must not write the forgotten summary again from the same activity.
 func (db *DB) PendingSessions(ctx context.Context, q PendingQuery) ([]PendingSession, error) {
 	limit := q.Limit
 	if limit <= 0 {
@@ -59,6 +62,9 @@ func (db *DB) PendingSessions(ctx context.Context, q PendingQuery) ([]PendingSes
 	err := db.q().SelectContext(ctx, &out, `SELECT id, reason FROM (
 		SELECT s.id, s.last_activity_at,
 			CASE
+				WHEN m.id IS NULL AND t.deleted_at IS NOT NULL
+					AND NOT EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id AND o.created_at > t.deleted_at)
+					AND NOT EXISTS (SELECT 1 FROM prompts p WHERE p.session_id = s.id AND p.created_at > t.deleted_at) THEN NULL
 				WHEN m.id IS NULL AND s.status = 'ended' THEN 'ended'
 				WHEN m.id IS NULL AND s.last_activity_at < ?1 THEN 'idle'
 				WHEN m.id IS NOT NULL AND m.covers_until <
@@ -67,6 +73,7 @@ func (db *DB) PendingSessions(ctx context.Context, q PendingQuery) ([]PendingSes
 					AND (s.status = 'ended' OR s.last_activity_at < ?1) THEN 'upgrade'
 			END AS reason
 		FROM sessions s LEFT JOIN summaries m ON m.session_id = s.id
+			LEFT JOIN sync_tombstones t ON t.key = 'summary:' || s.id
 		WHERE (EXISTS (SELECT 1 FROM observations o WHERE o.session_id = s.id)
 			OR EXISTS (SELECT 1 FROM prompts p WHERE p.session_id = s.id)
 			OR s.last_message <> '')

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -144,5 +145,59 @@ func TestMaintain(t *testing.T) {
 	}
 	if n := ftsCount(t, db, "indexed"); n != 1 {
 		t.Fatalf("fts after optimize finds %d, want 1", n)
+	}
+}
+
+// A session whose summary was forgotten is not summarized again from the
+// same activity; an observation or a prompt after the forget makes it
+// pending again.
+func TestPendingAfterForgottenSummary(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	before := time.Now().Add(-time.Hour)
+	for _, id := range []string{"obs-later", "prompt-later", "nothing-later"} {
+		startTest(t, db, id, "p")
+		if _, err := db.AddObservation(ctx, memory.Observation{SessionID: id, Type: memory.TypeChange, Title: "work in " + id, CreatedAt: before}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.EndSession(ctx, id, before); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending := func() []string {
+		t.Helper()
+		got, err := db.PendingSessions(ctx, PendingQuery{IdleBefore: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, p := range got {
+			ids = append(ids, p.ID+":"+p.Reason)
+		}
+		return ids
+	}
+	var sums []int64
+	for _, id := range []string{"obs-later", "prompt-later", "nothing-later"} {
+		s, err := db.PutSummary(ctx, memory.Summary{SessionID: id, Text: "summary of " + id, CreatedAt: before, CoversUntil: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, s.ID)
+	}
+	if _, err := db.DeleteRecords(ctx, nil, sums); err != nil {
+		t.Fatal(err)
+	}
+	if got := pending(); len(got) != 0 {
+		t.Errorf("pending right after the forget: %v, want none", got)
+	}
+	later := time.Now().Add(time.Second)
+	if _, err := db.AddObservation(ctx, memory.Observation{SessionID: "obs-later", Type: memory.TypeChange, Title: "more work", CreatedAt: later}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddPrompt(ctx, "prompt-later", "and now the tests", later); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(pending()), "[obs-later:ended prompt-later:ended]"; got != want {
+		t.Errorf("pending after later activity: %s, want %s", got, want)
 	}
 }

@@ -253,11 +253,11 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 				return
 			}
 			seen[key] = true
-			if stamp, dead := cur.tombstones[key]; dead {
+			r, ok := cur.records[key]
+			if stamp, dead := cur.tombstones[key]; dead && !(ok && outlives(r.rec, r.stamp, stamp)) {
 				out = append(out, Outgoing{Key: key, Project: project, Stamp: stamp, Tombstone: true})
 				return
 			}
-			r, ok := cur.records[key]
 			if !ok {
 				return // gone since; its tombstone is logged after it
 			}
@@ -361,6 +361,16 @@ func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, e
 	return cur, nil
 }
 
+// outlives reports whether a record stamped stamp is newer than a tombstone
+// of its key stamped dead: only a summary can be. A session keeps one
+// summary, replaced as it goes on; forgetting it removes the versions
+// written until then, and a summary written after the forget (of what the
+// session did since) is a new one, which the tombstone must not stop. Any
+// other record keeps its key for ever, and its tombstone wins.
+func outlives(r memory.Record, stamp, dead int64) bool {
+	return r.Kind == memory.KindSummary && stamp > dead
+}
+
 // sessionOf is the session a record needs before it: none for a session.
 func sessionOf(r memory.Record) string {
 	if r.Kind == memory.KindSession {
@@ -410,11 +420,13 @@ type Pulled struct {
 // ApplyPulled writes records pulled from a cluster and moves the project's
 // cursor to seq, in one transaction: a pull killed at any point leaves the
 // file as it was, and the next pull reads the same records again. A key with
-// a tombstone here is never written; a tombstone deletes its record (with
-// the session's records for a session) and stays; a summary replaces the
+// a tombstone here is never written, but for a summary newer than its
+// tombstone (outlives) whose session is not a tombstone (isGone); a
+// tombstone deletes its record (with the session's records for a session,
+// a summary's versions up to its stamp) and stays; a summary replaces the
 // session's summary only when it is newer. Nothing written here is logged
 // for a push: it came from the cluster. Sessions get their ids here as
-// toLocal says.
+// toLocal says, before any of this: keys and tombstones are this file's.
 func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []Incoming, seq int64, at time.Time) (Pulled, error) {
 	var res Pulled
 	var toImport []memory.Record
@@ -435,26 +447,32 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		if err != nil {
 			return err
 		}
-		keys := make([]string, len(recs))
-		for i, r := range recs {
-			keys[i] = r.Key
+		keys := make([]string, 0, len(recs))
+		for _, r := range recs {
+			keys = append(keys, r.Key)
+			if r.Record.Kind == memory.KindSummary {
+				keys = append(keys, memory.KeySession+r.Record.SessionID()) // see isGone
+			}
 		}
 		list, _ := json.Marshal(keys)
-		var dead []string
-		if err := tx.SelectContext(ctx, &dead, `SELECT key FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`,
+		var dead []struct {
+			Key       string `db:"key"`
+			DeletedAt int64  `db:"deleted_at"`
+		}
+		if err := tx.SelectContext(ctx, &dead, `SELECT key, deleted_at FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`,
 			string(list)); err != nil {
 			return err
 		}
-		gone := map[string]bool{}
-		for _, k := range dead {
-			gone[k] = true
+		gone := map[string]int64{} // key -> the tombstone's stamp
+		for _, d := range dead {
+			gone[d.Key] = d.DeletedAt
 		}
 		origins := map[string]string{}
 		var summaries []Incoming
 		for _, r := range recs {
 			switch {
 			case r.Tombstone:
-				n, err := deleteByKey(ctx, tx, r.Key)
+				n, err := deleteByKey(ctx, tx, r.Key, r.Stamp)
 				if err != nil {
 					return err
 				}
@@ -462,12 +480,13 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 					res.Removed++
 					removed = true
 				}
-				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sync_tombstones (key, project, deleted_at) VALUES (?, ?, ?)`,
+				if _, err := tx.ExecContext(ctx, `INSERT INTO sync_tombstones (key, project, deleted_at) VALUES (?, ?, ?)
+					ON CONFLICT (key) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_at)`,
 					r.Key, project, r.Stamp); err != nil {
 					return err
 				}
-				gone[r.Key] = true
-			case gone[r.Key]:
+				gone[r.Key] = max(gone[r.Key], r.Stamp)
+			case isGone(gone, r):
 				res.Skipped++
 			case r.Record.Kind == memory.KindSummary:
 				summaries = append(summaries, r) // after the sessions
@@ -611,9 +630,23 @@ func toLocal(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) 
 	return out, nil
 }
 
-// deleteByKey deletes the record under a sync key; a session goes with
-// everything recorded in it.
-func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string) (int64, error) {
+// isGone reports whether a pulled record is under a tombstone here: its
+// own, or for a summary, its session's (a forgotten session's summaries are
+// forgotten with it, however new).
+func isGone(gone map[string]int64, r Incoming) bool {
+	if r.Record.Kind == memory.KindSummary {
+		if _, ok := gone[memory.KeySession+r.Record.SessionID()]; ok {
+			return true
+		}
+	}
+	dead, ok := gone[r.Key]
+	return ok && !outlives(r.Record, r.Stamp, dead)
+}
+
+// deleteByKey deletes the record under a sync key, for a tombstone stamped
+// stamp; a session goes with everything recorded in it, a summary only when
+// it is not newer than the tombstone (outlives).
+func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string, stamp int64) (int64, error) {
 	switch {
 	case strings.HasPrefix(key, memory.KeySession):
 		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, memory.KeySession))
@@ -625,7 +658,8 @@ func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string) (int64, error) {
 		}
 		return res.RowsAffected()
 	case strings.HasPrefix(key, memory.KeySummary):
-		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ?`, strings.TrimPrefix(key, memory.KeySummary))
+		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ? AND created_at <= ?`,
+			strings.TrimPrefix(key, memory.KeySummary), stamp)
 		if err != nil {
 			return 0, err
 		}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -188,5 +189,225 @@ func TestApplyPulledSessionIDsPerProject(t *testing.T) {
 	}
 	if want := []string{"x q", "y p", qy + " q"}; len(ids) != len(want) || ids[0] != want[0] || ids[1] != want[1] || ids[2] != want[2] {
 		t.Errorf("sessions after the tombstone: %q, want %q", ids, want)
+	}
+}
+
+// A summary's tombstone stands for the versions written before the forget:
+// a summary written after it wins, here and in what is pushed and pulled,
+// and a second forget moves the tombstone on.
+func TestSummaryNewerThanItsTombstoneWins(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	startTest(t, db, "s1", "p")
+	put := func(text string, at time.Time) memory.Summary {
+		t.Helper()
+		s, err := db.PutSummary(ctx, memory.Summary{SessionID: "s1", Text: text, Learned: text, CreatedAt: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	tomb := func() int64 {
+		t.Helper()
+		var at int64
+		if err := db.SQL().Get(&at, `SELECT deleted_at FROM sync_tombstones WHERE key = 'summary:s1'`); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	// What the outbox sends for the session's summary key.
+	pushed := func() Outgoing {
+		t.Helper()
+		out, _, err := db.Outbox(ctx, "p", 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last Outgoing
+		for _, o := range out {
+			if o.Key == memory.KeySummary+"s1" {
+				last = o
+			}
+		}
+		return last
+	}
+	text := func() string {
+		t.Helper()
+		var s []string
+		if err := db.SQL().Select(&s, `SELECT text FROM summaries WHERE session_id = 's1'`); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(s)
+	}
+
+	old := put("forgotten words", t0)
+	if _, err := db.DeleteRecords(ctx, nil, []int64{old.ID}); err != nil {
+		t.Fatal(err)
+	}
+	first := tomb()
+	if o := pushed(); !o.Tombstone || o.Stamp != first {
+		t.Errorf("after the forget the outbox sends %+v, want the tombstone", o)
+	}
+	fresh := put("later work", time.Now().Add(time.Second))
+	if o := pushed(); o.Tombstone || o.Record == nil || o.Record.Summary.Text != "later work" {
+		t.Errorf("after a newer summary the outbox sends %+v, want that summary", o)
+	}
+
+	// Pulled: an old version stays out, and an old tombstone leaves the newer summary.
+	sess := memory.Session{ID: "s1", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+	oldRec := memory.Summary{UUID: "u-old", SessionID: "s1", Project: "p", Text: "forgotten words", CreatedAt: t0}
+	recs := []Incoming{
+		{Seq: 1, Key: memory.KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: memory.KeySummary + "s1", Stamp: t0.UnixMilli(), Record: memory.Record{Kind: memory.KindSummary, Summary: &oldRec}},
+		{Seq: 3, Key: memory.KeySummary + "s1", Stamp: first, Tombstone: true},
+	}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 3, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(); got != "[later work]" {
+		t.Errorf("after pulling the old version and its tombstone: %s, want [later work]", got)
+	}
+
+	// Forgotten again: the tombstone moves past the fresh summary, and a
+	// pulled copy of that summary stays out.
+	if _, err := db.DeleteRecords(ctx, nil, []int64{fresh.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if second := tomb(); second < fresh.CreatedAt.UnixMilli() {
+		t.Errorf("second forget left the tombstone at %d, before the summary it removed (%d)", second, fresh.CreatedAt.UnixMilli())
+	}
+	if o := pushed(); !o.Tombstone {
+		t.Errorf("after the second forget the outbox sends %+v, want the tombstone", o)
+	}
+	freshRec := fresh
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 4, Key: memory.KeySummary + "s1", Stamp: fresh.CreatedAt.UnixMilli(),
+		Record: memory.Record{Kind: memory.KindSummary, Summary: &freshRec}}}, 4, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(); got != "[]" {
+		t.Errorf("the forgotten summary came back from a pull: %s", got)
+	}
+	// A newer summary from another member is pulled in.
+	newer := memory.Summary{UUID: "u-newer", SessionID: "s1", Project: "p", Text: "their words", CreatedAt: time.Now().Add(time.Minute)}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 5, Key: memory.KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
+		Record: memory.Record{Kind: memory.KindSummary, Summary: &newer}}}, 5, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(); got != "[their words]" {
+		t.Errorf("a summary newer than the tombstone: %s, want [their words]", got)
+	}
+}
+
+// A forgotten session's summary stays out of a pull, however new, and the
+// pull goes on.
+func TestPulledSummaryOfAForgottenSessionStaysOut(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	startTest(t, db, "s1", "p")
+	if _, err := db.DeleteSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	newer := memory.Summary{UUID: "u-newer", SessionID: "s1", Project: "p", Text: "written elsewhere", CreatedAt: time.Now().Add(time.Minute)}
+	res, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 1, Key: memory.KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
+		Record: memory.Record{Kind: memory.KindSummary, Summary: &newer}}}, 1, t0)
+	if err != nil || res.Skipped != 1 {
+		t.Fatalf("pull: %+v, %v; want it skipped", res, err)
+	}
+}
+
+// A summary's tombstone and its session's tombstone reach the session by
+// the id it has here (toLocal), whether that is the plain id or, when the
+// plain id is another project's here, the cluster's name.
+func TestPulledSummaryTombstonesMeetTheLocalSession(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	for _, tc := range []struct {
+		name, plain string
+		local       func(clusterName string) string
+	}{
+		{"plain id free here", "y", func(string) string { return "y" }},
+		{"plain id another project's here", "x", func(n string) string { return n }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTest(t)
+			for _, p := range []string{"p", "q"} {
+				if _, err := db.Share(ctx, p, t0); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.BeginSync(ctx, "c1", p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			startTest(t, db, "x", "q")
+			name := memory.TeamSessionID(tc.plain, "p")
+			local := tc.local(name)
+			seq := int64(0)
+			pull := func(in Incoming) Pulled {
+				t.Helper()
+				seq++
+				in.Seq = seq
+				res, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{in}, seq, t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			summary := func(text string, at time.Time) Incoming {
+				s := memory.Summary{UUID: "u-" + text, SessionID: name, Project: "p", Text: text, Learned: text, CreatedAt: at}
+				return Incoming{Key: memory.KeySummary + name, Stamp: at.UnixMilli(), Record: memory.Record{Kind: memory.KindSummary, Summary: &s}}
+			}
+			texts := func() string {
+				t.Helper()
+				var s []string
+				if err := db.SQL().Select(&s, `SELECT text FROM summaries WHERE session_id = ? AND project = 'p'`, local); err != nil {
+					t.Fatal(err)
+				}
+				return fmt.Sprint(s)
+			}
+			sess := memory.Session{ID: name, Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+			pull(Incoming{Key: memory.KeySession + name, Record: memory.Record{Kind: memory.KindSession, Session: &sess}})
+			pull(summary("old", t0))
+			if got := texts(); got != "[old]" {
+				t.Fatalf("session %s holds %s, want [old]", local, got)
+			}
+			pull(Incoming{Key: memory.KeySummary + name, Stamp: t0.UnixMilli() - 1, Tombstone: true})
+			if got := texts(); got != "[old]" {
+				t.Errorf("a tombstone older than the summary removed it: %s", got)
+			}
+			pull(Incoming{Key: memory.KeySummary + name, Stamp: t0.UnixMilli() + 1, Tombstone: true})
+			if got := texts(); got != "[]" {
+				t.Errorf("the summary's tombstone left %s", got)
+			}
+			pull(summary("later", t0.Add(time.Second)))
+			if got := texts(); got != "[later]" {
+				t.Errorf("a summary newer than its tombstone: %s, want [later]", got)
+			}
+			if _, err := db.DeleteSession(ctx, local); err != nil {
+				t.Fatal(err)
+			}
+			if res := pull(summary("after the forget", time.Now().Add(time.Minute))); res.Skipped != 1 {
+				t.Errorf("a summary of the forgotten session: %+v, want it skipped", res)
+			}
+			if got := texts(); got != "[]" {
+				t.Errorf("the forgotten session has summaries again: %s", got)
+			}
+			var own int
+			if err := db.SQL().Get(&own, `SELECT count(*) FROM sessions WHERE id = 'x' AND project = 'q'`); err != nil || own != 1 {
+				t.Errorf("q's own session x: %d, %v", own, err)
+			}
+		})
 	}
 }

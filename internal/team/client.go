@@ -41,45 +41,6 @@ type Remote struct {
 	Timeout  time.Duration // one request
 }
 
-// ParseURLs checks a comma-separated list of node addresses: http or https,
-// a host, no path beyond /, no user or password in the address.
-func ParseURLs(list string) ([]string, error) {
-	var out []string
-	for _, raw := range strings.Split(list, ",") {
-		raw = strings.TrimSpace(raw)
-		if raw == "" {
-			continue
-		}
-		u, err := url.Parse(raw)
-		shown := raw
-		if err == nil && u.User != nil {
-			shown = u.Redacted() // a password is never echoed
-		} else if err != nil {
-			shown = "(not an address)"
-		}
-		bad := func(why string) error {
-			return memory.Invalid("url", "http:// or https:// node addresses separated by commas ("+why+")", shown)
-		}
-		switch {
-		case err != nil:
-			return nil, bad("not an address")
-		case u.Scheme != "http" && u.Scheme != "https":
-			return nil, bad("scheme " + u.Scheme)
-		case u.Host == "":
-			return nil, bad("no host")
-		case u.User != nil:
-			return nil, bad("user and password go in --user and --password-stdin, never in the address")
-		case u.Path != "" && u.Path != "/", u.RawQuery != "", u.Fragment != "":
-			return nil, bad("no path or query")
-		}
-		out = append(out, u.Scheme+"://"+u.Host)
-	}
-	if len(out) == 0 {
-		return nil, memory.Invalid("url", "one or more http:// or https:// node addresses separated by commas", list)
-	}
-	return out, nil
-}
-
 // client speaks rqlite's HTTP API to the nodes of a cluster. rqlite
 // forwards a request a follower gets to the leader, so any live node will
 // do; a node that does not answer, or answers that it has no leader, is

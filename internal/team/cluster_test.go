@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	memBin = filepath.Join(dir, "mem")
-	build := exec.Command("go", "build", "-o", memBin, "github.com/memhq/mem/cmd/mem")
+	build := exec.Command("go", "build", "-o", dir, "github.com/memhq/mem/cmd/mem", "github.com/memhq/mem/cmd/mem-full") // mem hands sync to mem-full
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building mem: %v\n%s", err, out)

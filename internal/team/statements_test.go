@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/memhq/mem/internal/memory"
 	_ "modernc.org/sqlite" // the cluster's dialect, here in a local file
 )
 
@@ -19,6 +20,7 @@ func TestClusterStatements(t *testing.T) {
 		wantKind, wantBody       string
 		wantSeq                  int64
 	}
+	u := memory.TeamSessionID("u", "p")
 	steps := []write{
 		{key: "session:s", kind: "session", project: "p", body: "s1", stamp: 1, wantKind: "session", wantBody: "s1", wantSeq: 1},
 		{key: "session:s", kind: "session", project: "p", body: "s1", stamp: 1, wantKind: "session", wantBody: "s1", wantSeq: 1},
@@ -34,6 +36,22 @@ func TestClusterStatements(t *testing.T) {
 		{plain: true, key: "session:s", project: "p", stamp: 10, wantKind: "tombstone", wantBody: "", wantSeq: 4},
 		{key: "summary:s", kind: "tombstone", project: "p", stamp: 9, wantKind: "tombstone", wantBody: "", wantSeq: 5},
 		{key: "summary:s", kind: "summary", project: "p", body: "back", stamp: 99, wantKind: "tombstone", wantBody: "", wantSeq: 5},
+		// A summary's tombstone covers the versions up to it: an older one
+		// leaves a newer summary, one as new removes it, the version it
+		// removed stays out, and a summary written after it replaces it.
+		{key: "summary:t", kind: "summary", project: "p", body: "v1", stamp: 5, wantKind: "summary", wantBody: "v1", wantSeq: 6},
+		{key: "summary:t", kind: "tombstone", project: "p", stamp: 4, wantKind: "summary", wantBody: "v1", wantSeq: 6},
+		{key: "summary:t", kind: "tombstone", project: "p", stamp: 5, wantKind: "tombstone", wantBody: "", wantSeq: 7},
+		{key: "summary:t", kind: "summary", project: "p", body: "v1", stamp: 5, wantKind: "tombstone", wantBody: "", wantSeq: 7},
+		{key: "summary:t", kind: "summary", project: "p", body: "later", stamp: 8, wantKind: "summary", wantBody: "later", wantSeq: 8},
+		{key: "summary:t", kind: "tombstone", project: "q", stamp: 20, wantKind: "summary", wantBody: "later", wantSeq: 8},
+		{key: "summary:t", kind: "tombstone", project: "p", stamp: 9, wantKind: "tombstone", wantBody: "", wantSeq: 9},
+		// A session an older mem forgot under its plain id keeps its
+		// summary, under the cluster's name, from coming back.
+		{key: "session:u", kind: "tombstone", project: "p", stamp: 3, wantKind: "tombstone", wantBody: "", wantSeq: 10},
+		{key: "summary:" + u, kind: "summary", project: "p", body: "x", stamp: 5, wantKind: "summary", wantBody: "x", wantSeq: 11},
+		{key: "summary:" + u, kind: "tombstone", project: "p", stamp: 6, wantKind: "tombstone", wantBody: "", wantSeq: 12},
+		{key: "summary:" + u, kind: "summary", project: "p", body: "back", stamp: 99, wantKind: "tombstone", wantBody: "", wantSeq: 12},
 	}
 	for _, shape := range []struct {
 		name       string
@@ -54,7 +72,7 @@ func TestClusterStatements(t *testing.T) {
 				if w.plain {
 					_, err = db.Exec(forgetPlain, "origin", w.stamp, w.key, w.project)
 				} else {
-					_, err = db.Exec(upsert(shape.uuidColumn), w.key, w.kind, w.project, "origin", w.stamp, w.body)
+					_, err = db.Exec(upsert(shape.uuidColumn), upsertArgs(w.key, w.kind, w.project, "origin", w.stamp, w.body)...)
 				}
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)

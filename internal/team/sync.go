@@ -115,11 +115,19 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 }
 
 // upsert writes one record into the cluster unless the cluster has it
-// already: a tombstone is never replaced, a summary only by a newer one,
-// and anything else only by its tombstone; a row of another project never
-// (a session id too long to carry its project, see memory.TeamSessionID). A write that changes nothing
-// keeps its seq, so pushing twice changes nothing. On a cluster whose
-// mem_records has the version-1 uuid column, it is filled with an empty string.
+// already. A session's summary key holds its newest version: a summary or
+// a tombstone replaces a summary when newer (a tombstone also when as
+// new), and a summary replaces a tombstone when written after it, since a
+// forget removes the summaries written until then, not the session's
+// summaries to come (store.outlives), unless the session itself was
+// forgotten (its tombstone under the cluster's name or, from an older mem,
+// the plain id: the statement's last argument, see upsertArgs). Any other
+// key is replaced only by its tombstone, and a tombstone there for ever. A
+// row of another project is never replaced (a session id too long to
+// carry its project, see memory.TeamSessionID). A write that changes
+// nothing keeps its seq, so pushing twice changes nothing. On a cluster
+// whose mem_records has the version-1 uuid column, it is filled with an
+// empty string.
 func upsert(uuidColumn bool) string {
 	cols, vals := "", ""
 	if uuidColumn {
@@ -129,8 +137,24 @@ func upsert(uuidColumn bool) string {
 	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ` + vals + `?, ?, ?, ?)
 	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind,
 		origin = excluded.origin, stamp = excluded.stamp, body = excluded.body
-	WHERE mem_records.kind != 'tombstone' AND mem_records.project = excluded.project
-		AND (excluded.kind = 'tombstone' OR (mem_records.kind = 'summary' AND excluded.stamp > mem_records.stamp))`
+	WHERE mem_records.project = excluded.project AND CASE
+		WHEN mem_records.key LIKE 'summary:%' THEN (excluded.stamp > mem_records.stamp
+			OR (excluded.kind = 'tombstone' AND mem_records.kind = 'summary' AND excluded.stamp = mem_records.stamp))
+			AND (excluded.kind = 'tombstone' OR NOT EXISTS (SELECT 1 FROM mem_records s
+				WHERE s.key IN ('session:' || substr(excluded.key, 9), ?) AND s.project = excluded.project
+					AND s.kind = 'tombstone'))
+		ELSE mem_records.kind != 'tombstone' AND excluded.kind = 'tombstone'
+	END`
+}
+
+// upsertArgs are upsert's arguments for a write of key (the cluster's) of
+// project; the last one is the plain key of a summary's session.
+func upsertArgs(key, kind, project, origin string, stamp int64, body string) []any {
+	session := ""
+	if id, ok := strings.CutPrefix(key, memory.KeySummary); ok {
+		session = memory.PlainKey(memory.KeySession+id, project)
+	}
+	return []any{key, kind, project, origin, stamp, body, session}
 }
 
 // forgetPlain turns the row a mem that named sessions by their plain id
@@ -178,7 +202,7 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterI
 				}
 				key, kind, body = rec.Key(), rec.Kind, strings.TrimSuffix(buf.String(), "\n")
 			}
-			stmts = append(stmts, st(write, key, kind, project, from, r.Stamp, body))
+			stmts = append(stmts, st(write, upsertArgs(key, kind, project, from, r.Stamp, body)...))
 		}
 		if len(stmts) > 0 {
 			if _, err := c.execute(ctx, true, stmts); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/team"
 )
@@ -343,5 +344,64 @@ func TestSessionEndSyncsInBackground(t *testing.T) {
 			t.Fatalf("the background sync did not push the session's records within 60s; hook log:\n%s", log)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestForgottenSummaryGivesWayToALaterOne: a forgotten summary leaves
+// every member and is not written again from the same activity; once the
+// session goes on, its new summary reaches every member.
+func TestForgottenSummaryGivesWayToALaterOne(t *testing.T) {
+	c := startCluster(t, 3, "", "")
+	a := newMember(t, "a", c, c.urls(), "")
+	b := newMember(t, "b", c, c.urls(c.nodes[1]), "")
+	for _, m := range []*member{a, b} {
+		m.run("--project", project, "share")
+	}
+	a.run("--project", project, "session", "start", "--session", "s-sum")
+	a.run("--project", project, "observe", "--session", "s-sum", "--type", "decision", "--title", "Vendor the zlib fork")
+	a.run("--project", project, "session", "end", "--session", "s-sum")
+	a.run("summarize", "--pending")
+	a.run("sync")
+	b.run("sync")
+	sumKey := memory.TeamKey(memory.KeySummary+"s-sum", project) // the cluster's name of the session
+	summaries := func(m *member, like string) int {
+		return m.count(`SELECT count(*) FROM summaries WHERE session_id = 's-sum' AND text LIKE ?`, like)
+	}
+	if summaries(b, "%zlib%") != 1 {
+		t.Fatalf("b did not get a's summary")
+	}
+
+	a.run("forget", fmt.Sprintf("S%d", a.count(`SELECT id FROM summaries WHERE session_id = 's-sum'`)))
+	if out := a.run("summarize", "--pending"); !strings.Contains(out, "nothing to summarize") {
+		t.Errorf("the forgotten summary was written again from the same activity:\n%s", out)
+	}
+	a.run("sync")
+	b.run("sync")
+	if n := summaries(b, "%"); n != 0 {
+		t.Errorf("b still has the forgotten summary")
+	}
+	if rows := c.query(`SELECT kind FROM mem_records WHERE key = ?`, sumKey); len(rows) != 1 || rows[0][0] != "tombstone" {
+		t.Errorf("cluster row of the forgotten summary: %v, want a tombstone", rows)
+	}
+
+	// The session goes on: its new summary is written and reaches b.
+	a.run("--project", project, "observe", "--session", "s-sum", "--type", "problem", "--title", "The fork breaks arm64 builds")
+	if out := a.run("summarize", "--pending"); !strings.Contains(out, "summarized 1 of 1") {
+		t.Errorf("the session's later activity got no summary:\n%s", out)
+	}
+	a.run("sync")
+	b.run("sync")
+	if summaries(a, "%arm64%") != 1 || summaries(b, "%arm64%") != 1 {
+		t.Errorf("the later summary: a has %d, b has %d, want 1 each", summaries(a, "%arm64%"), summaries(b, "%arm64%"))
+	}
+	if rows := c.query(`SELECT kind FROM mem_records WHERE key = ?`, sumKey); len(rows) != 1 || rows[0][0] != "summary" {
+		t.Errorf("cluster row of the session's summary: %v, want the later summary", rows)
+	}
+	// b forgets it in turn: gone everywhere again.
+	b.run("forget", fmt.Sprintf("S%d", b.count(`SELECT id FROM summaries WHERE session_id = 's-sum'`)))
+	b.run("sync")
+	a.run("sync")
+	if n := summaries(a, "%"); n != 0 {
+		t.Errorf("a still has the summary b forgot")
 	}
 }

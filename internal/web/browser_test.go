@@ -123,11 +123,12 @@ func demo(t *testing.T, path string, now time.Time) map[string]int64 {
 	return ids
 }
 
-// memBinary builds the mem command for the test.
+// memBinary builds mem and mem-full for the test.
 func memBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mem")
-	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/mem")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mem")
+	cmd := exec.Command("go", "build", "-o", dir, "../../cmd/mem", "../../cmd/mem-full") // mem hands web to mem-full
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

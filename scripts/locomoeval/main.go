@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -235,7 +234,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			one := func(x int) bool { return x == c }
 			d = append(d, 100*(locomo.Mean(scores, e.conv, one)[1]-locomo.Mean(ds, e.conv, one)[1]))
 		}
-		m, sd := meanSD(d)
+		m, sd := locomo.MeanSD(d)
 		fmt.Fprintf(out, "\nR@10 of the given ranking minus mem search's default, per conversation: %+.1f ± %.1f (%s)\n", m, sd, fmtList(d))
 	}
 	if *components {
@@ -364,7 +363,7 @@ func (e *evaluation) foldTable(ctx context.Context, out io.Writer, r search.Rank
 			one := func(x int) bool { return x == c }
 			d = append(d, 100*(locomo.Mean(all[i], e.conv, one)[1]-locomo.Mean(given, e.conv, one)[1]))
 		}
-		m, sd := meanSD(d)
+		m, sd := locomo.MeanSD(d)
 		a := locomo.Mean(all[i], e.conv, every)
 		fmt.Fprintf(out, "\n  %-20s R@5 %.1f R@10 %.1f  Δ R@10 %+.1f ± %.1f", vs[i].name, 100*a[0], 100*a[1], m, sd)
 	}
@@ -376,7 +375,7 @@ func (e *evaluation) foldTable(ctx context.Context, out io.Writer, r search.Rank
 		g := locomo.Mean(given, e.conv, func(c int) bool { return c == f.Held })
 		d = append(d, 100*(f.Test[1]-g[1]))
 	}
-	m, s := meanSD(d)
+	m, s := locomo.MeanSD(d)
 	fmt.Fprintf(out, "\nR@10 held out minus the given ranking on the same conversation: %+.1f ± %.1f (per fold %s)\n", m, s, fmtList(d))
 	return nil
 }
@@ -421,7 +420,7 @@ func (e *evaluation) componentTable(ctx context.Context, out io.Writer, r search
 	every := func(int) bool { return true }
 	row := func(name string, s locomo.Scores, prev []float64) []float64 {
 		v := perConv(s)
-		m, sd := meanSD(v)
+		m, sd := locomo.MeanSD(v)
 		fmt.Fprintf(out, "| %-44s |", name)
 		for _, x := range locomo.Mean(s, e.conv, every) {
 			fmt.Fprintf(out, " %5.1f |", 100*x)
@@ -432,7 +431,7 @@ func (e *evaluation) componentTable(ctx context.Context, out io.Writer, r search
 			for i := range d {
 				d[i] = v[i] - prev[i]
 			}
-			dm, ds := meanSD(d)
+			dm, ds := locomo.MeanSD(d)
 			delta = fmt.Sprintf("%+.1f ± %.1f", dm, ds)
 		}
 		fmt.Fprintf(out, " %-17s | %-12s |\n", fmt.Sprintf("%.1f ± %.1f", m, sd), delta)
@@ -455,24 +454,6 @@ func (e *evaluation) componentTable(ctx context.Context, out io.Writer, r search
 		prev = row(st.name, s, prev)
 	}
 	return nil
-}
-
-func meanSD(v []float64) (float64, float64) {
-	if len(v) == 0 {
-		return 0, 0
-	}
-	m := 0.0
-	for _, x := range v {
-		m += x / float64(len(v))
-	}
-	if len(v) < 2 {
-		return m, 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += (x - m) * (x - m) / float64(len(v)-1)
-	}
-	return m, math.Sqrt(s)
 }
 
 func fmtList(v []float64) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/lazy"
+	"github.com/memhq/mem/internal/locomo"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/tokens"
@@ -289,9 +290,9 @@ func (e *evaluation) promptTime(ctx context.Context, out io.Writer, memFreeFile 
 		fmt.Fprintf(out, "| %-14s | %6.2f | %6.1f | %9.1f | %6.1f%% | %6d |\n", c.ID, grid[best], t.hit(), t.prec(), t.none(), t.medianTokens())
 		hits, precs, nones = append(hits, t.hit()), append(precs, t.prec()), append(nones, t.none())
 	}
-	hm, hs := meanSD(hits)
-	pm, ps := meanSD(precs)
-	nm, ns := meanSD(nones)
+	hm, hs := locomo.MeanSD(hits)
+	pm, ps := locomo.MeanSD(precs)
+	nm, ns := locomo.MeanSD(nones)
 	fmt.Fprintf(out, "| %-14s |        | %.1f ± %.1f | %.1f ± %.1f | %.1f ± %.1f%% |        |\n", "fold mean ± sd", hm, hs, pm, ps, nm, ns)
 
 	// Every setting on everything, with the false positives.

@@ -20,7 +20,7 @@ function binary() {
   if (!(pkg in optionalDependencies)) {
     const have = Object.keys(optionalDependencies).map((p) => p.replace("@memhq/mem-", ""));
     fail(`no build for ${process.platform}-${process.arch} (there are: ${have.join(", ")}); ` +
-      "with Go: go install github.com/memhq/mem/cmd/mem@latest");
+      "with Go: go install github.com/memhq/mem/cmd/mem@latest github.com/memhq/mem/cmd/mem-full@latest");
   }
   try {
     return require.resolve(`${pkg}/bin/${exe}`);

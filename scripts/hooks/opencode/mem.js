@@ -110,11 +110,17 @@ function addPart(msg, id, text, first) {
 
 export const MemPlugin = async ({ directory } = {}) => {
   const blocks = new Map(); // sessionID -> recall block ("" when none)
-  const prompts = new Map(); // user message ID -> prompt-time context
+  // sessionID -> (user message ID -> {text, sent}): the prompt-time context
+  // of each message. OpenCode rebuilds the conversation for every request,
+  // so a context is added again as long as its message is sent; once a
+  // request that had it no longer carries the message (compacted away,
+  // reverted) it is dropped, and the session's whole map goes when the
+  // session ends.
+  const prompts = new Map();
   const compacting = new Set(); // sessions whose next messages transform is the compaction's
   const base = (sessionID, dir) => ({ sessionID, directory: dir || directory || process.cwd() });
 
-  return {
+  const hooks = {
     event: async ({ event } = {}) => {
       const props = (event && event.properties) || {};
       const info = props.info || {};
@@ -130,6 +136,7 @@ export const MemPlugin = async ({ directory } = {}) => {
           break;
         case "session.deleted":
           blocks.delete(info.id);
+          prompts.delete(info.id);
           compacting.delete(info.id);
           open.delete(info.id);
           await callMem({ event: "session.deleted", ...base(info.id, info.directory) });
@@ -154,10 +161,19 @@ export const MemPlugin = async ({ directory } = {}) => {
       }
       const block = blocks.get(id);
       if (block) addPart(users[0], PART_PREFIX + "start", block, true);
+      const mine = prompts.get(id);
+      if (!mine) return;
+      const sent = new Set();
       for (const m of users) {
-        const extra = prompts.get(m.info.id);
-        if (extra) addPart(m, PART_PREFIX + "prompt_" + m.info.id, extra, false);
+        const extra = mine.get(m.info.id);
+        if (!extra) continue;
+        addPart(m, PART_PREFIX + "prompt_" + m.info.id, extra.text, false);
+        extra.sent = true;
+        sent.add(m.info.id);
       }
+      // A context registered after these messages were read waits for the next request.
+      for (const [msgID, extra] of mine) if (extra.sent && !sent.has(msgID)) mine.delete(msgID);
+      if (mine.size === 0) prompts.delete(id);
     },
 
     "experimental.session.compacting": async (input, output) => {
@@ -172,7 +188,9 @@ export const MemPlugin = async ({ directory } = {}) => {
       if (!input || !input.sessionID || !text) return;
       const reply = await callMem({ event: "chat.message", ...base(input.sessionID), agent: input.agent, text });
       const msgID = (output && output.message && output.message.id) || input.messageID;
-      if (reply && reply.context && msgID) prompts.set(msgID, reply.context);
+      if (!(reply && reply.context && msgID)) return;
+      if (!prompts.has(input.sessionID)) prompts.set(input.sessionID, new Map());
+      prompts.get(input.sessionID).set(msgID, { text: reply.context, sent: false });
     },
 
     "tool.execute.after": async (input, output) => {
@@ -187,4 +205,8 @@ export const MemPlugin = async ({ directory } = {}) => {
       });
     },
   };
+  // For tests: what the plugin holds per session. A symbol key, so OpenCode,
+  // which walks the hooks by name, never sees it.
+  hooks[Symbol.for("mem.opencode.state")] = { blocks, prompts, compacting };
+  return hooks;
 };

@@ -191,3 +191,52 @@ test("sessions still open when OpenCode exits are ended", () => {
   assert.equal(mem("session", "show", "ses_run").session.status, "ended");
   assert.equal(mem("session", "show", "ses_late_run").session.status, "ended");
 });
+
+test("prompt contexts are dropped once their message leaves the conversation, and with their session", async () => {
+  execFileSync(process.env.MEM_BIN, ["observe", "--session", "ses_p0", "--type", "decision",
+    "--title", "priceWithTax rounds half up in src/pricing.js"], { cwd: project });
+  execFileSync(process.env.MEM_BIN, ["observe", "--session", "ses_p0", "--type", "problem",
+    "--title", "shippingQuote ignores free-shipping coupons in src/shipping.js"], { cwd: project });
+  const hooks = await MemPlugin({ directory: project });
+  const state = hooks[Symbol.for("mem.opencode.state")];
+  const id = "ses_prune";
+  await hooks.event({ event: { type: "session.created", properties: { info: { id, directory: project } } } });
+  const ask = async (msgID, text) => {
+    await hooks["chat.message"]({ sessionID: id, agent: "build", messageID: msgID },
+      { message: { id: msgID, sessionID: id, role: "user" }, parts: [{ type: "text", text }] });
+  };
+  const first = "Where is priceWithTax in src/pricing.js called from?";
+  const second = "Why does shippingQuote in src/shipping.js ignore coupons?";
+  await ask("msg_p1", first);
+  assert.deepEqual([...state.prompts.get(id).keys()], ["msg_p1"], "mem answered the prompt with context");
+
+  // Every request of the conversation carries the context again.
+  for (let step = 0; step < 2; step++) {
+    const msgs = [userMessage(id, "msg_p1", first)];
+    await hooks["experimental.chat.messages.transform"]({}, { messages: msgs });
+    assert.match(msgs[0].parts.at(-1).text, /<mem_context/);
+  }
+  await ask("msg_p2", second);
+  assert.deepEqual([...state.prompts.get(id).keys()], ["msg_p1", "msg_p2"]);
+
+  // A request read before msg_p2 was registered keeps msg_p2's context for later.
+  await hooks["experimental.chat.messages.transform"]({}, { messages: [userMessage(id, "msg_p1", first)] });
+  assert.deepEqual([...state.prompts.get(id).keys()], ["msg_p1", "msg_p2"]);
+
+  // Compaction dropped msg_p1 from what is sent: its context goes.
+  const after = [userMessage(id, "msg_p2", second)];
+  await hooks["experimental.chat.messages.transform"]({}, { messages: after });
+  assert.match(after[0].parts.at(-1).text, /<mem_context/);
+  assert.deepEqual([...state.prompts.get(id).keys()], ["msg_p2"]);
+
+  // A second session's contexts go with it when it ends, sent or not.
+  const other = "ses_prune_other";
+  await hooks["chat.message"]({ sessionID: other, agent: "build", messageID: "msg_o1" },
+    { message: { id: "msg_o1", sessionID: other, role: "user" }, parts: [{ type: "text", text: first }] });
+  assert.equal(state.prompts.get(other).size, 1);
+  for (const s of [id, other]) {
+    await hooks.event({ event: { type: "session.deleted", properties: { info: { id: s, directory: project } } } });
+  }
+  assert.equal(state.prompts.size, 0);
+  assert.equal(state.blocks.size, 0);
+});

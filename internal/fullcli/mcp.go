@@ -1,4 +1,4 @@
-package cli
+package fullcli
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/mcpserver"
-	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/recall"
 )
 
@@ -17,11 +17,11 @@ type mcpOptions struct {
 	Verbose bool
 }
 
-func newMCPCmd(app *App) *cobra.Command {
+func newMCPCmd(app *cli.App) *cobra.Command {
 	var o mcpOptions
 	cmd := &cobra.Command{
 		Use:   "mcp [--session ID]",
-		Short: "Serve memory to an agent over MCP (stdio)",
+		Short: cli.FullShort("mcp"),
 		Long: `Run an MCP server on stdin/stdout for an agent: tools search, timeline, get_observations,
 save_observation and recent_context, and resources mem://context/auto, mem://context/session/{id} and
 mem://context/file/{path}. Stdout carries only the protocol; logs go to stderr. Observations are saved
@@ -44,17 +44,17 @@ the server goes on serving; the command ends when stdin closes.`,
 	return cmd
 }
 
-func runMCP(ctx context.Context, app *App, o mcpOptions) error {
+func runMCP(ctx context.Context, app *cli.App, o mcpOptions) error {
 	if o.Session != "" {
-		if err := memory.ValidateSessionID("--session", o.Session); err != nil {
-			return usageErr(err)
+		if err := cli.SessionArg(&o.Session); err != nil {
+			return err
 		}
 	}
 	id, err := app.Project()
 	if err != nil {
 		return err
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func runMCP(ctx context.Context, app *App, o mcpOptions) error {
 	logger := slog.New(slog.NewTextHandler(app.Err, &slog.HandlerOptions{Level: level}))
 	wd, _ := app.Getwd()
 	srv, err := mcpserver.New(mcpserver.Options{DB: db, Project: id.Key, Root: id.Root, Cwd: wd,
-		Session: o.Session, Recall: recall.SettingsFrom(app.Config().Settings), Version: Version, Now: app.Now, Logger: logger})
+		Session: o.Session, Recall: recall.SettingsFrom(app.Config().Settings), Version: cli.Version, Now: app.Now, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package cli
+package fullcli
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/switches"
@@ -24,11 +25,11 @@ type webOptions struct {
 	AllowRemote bool
 }
 
-func newWebCmd(app *App) *cobra.Command {
+func newWebCmd(app *cli.App) *cobra.Command {
 	var o webOptions
 	cmd := &cobra.Command{
 		Use:   "web [--addr 127.0.0.1:0] [--no-open] [--allow-remote]",
-		Short: "Browse, search, correct and forget memory, and see what the agent is shown, in a local web page",
+		Short: cli.FullShort("web"),
 		Long: `Serve a viewer of the memory while the command runs (Ctrl-C stops it), print its URL and open
 it in the browser. Pages: an overview (projects, sessions, observations per day), a project
 (sessions, switches, search with mem search's filters), a session's timeline and pending context,
@@ -53,13 +54,13 @@ characters are shown as visible escapes such as \x1b.`,
 	return cmd
 }
 
-func runWeb(ctx context.Context, app *App, o webOptions) error {
+func runWeb(ctx context.Context, app *cli.App, o webOptions) error {
 	host, _, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return invalid("--addr", "host:port, for example 127.0.0.1:8080", o.Addr)
+		return cli.Invalid("--addr", "host:port, for example 127.0.0.1:8080", o.Addr)
 	}
 	if ip := net.ParseIP(host); !o.AllowRemote && (ip == nil || !ip.IsLoopback()) {
-		return invalid("--addr", "a loopback address such as 127.0.0.1:0 (or give --allow-remote)", o.Addr)
+		return cli.Invalid("--addr", "a loopback address such as 127.0.0.1:0 (or give --allow-remote)", o.Addr)
 	}
 	// The current project, when there is one, is where switches are written.
 	id, err := app.Project()
@@ -72,17 +73,17 @@ func runWeb(ctx context.Context, app *App, o webOptions) error {
 	}
 	l, err := net.Listen("tcp", o.Addr)
 	if err != nil {
-		return invalid("--addr", "an address this machine can listen on", o.Addr+": "+rootCause(err))
+		return cli.Invalid("--addr", "an address this machine can listen on", o.Addr+": "+cli.RootCause(err))
 	}
 	defer l.Close()
 	cfg := app.Config()
 	srv, err := web.New(web.Options{
 		DB: db, Recall: recall.SettingsFrom(cfg.Settings), Current: id, Now: app.Now,
-		Switches:      func(root string) switches.Decision { return switches.Decide(switchSettings(cfg, app.Getenv), root) },
-		SourceEnabled: func(source string) bool { return sourceEnabled(cfg, source) },
+		Switches:      func(root string) switches.Decision { return switches.Decide(cli.SwitchSettings(cfg, app.Getenv), root) },
+		SourceEnabled: func(source string) bool { return cli.SourceEnabled(cfg, source) },
 	}, l.Addr().String(), o.AllowRemote)
 	if err != nil {
-		return usageErr(err)
+		return cli.UsageErr(err)
 	}
 	url := srv.URL(l.Addr().String())
 	fmt.Fprintf(app.Out, "mem web: %s\n", url)

@@ -1,4 +1,4 @@
-package cli
+package fullcli
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/cli"
+	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/team"
 )
 
@@ -23,11 +24,11 @@ type syncOptions struct {
 	Project    string // empty: every shared project
 }
 
-func newSyncCmd(app *App) *cobra.Command {
+func newSyncCmd(app *cli.App) *cobra.Command {
 	var o syncOptions
 	cmd := &cobra.Command{
 		Use:   "sync",
-		Short: "Push this machine's shared projects to the team's rqlite cluster and pull what others pushed",
+		Short: cli.FullShort("sync"),
 		Long: `Push what this machine has that the team's cluster lacks and pull what it lacks, for every
 project shared with mem share (only the one named with --project, when given). Sessions,
 observations and summaries travel, with their uuid, project and origin machine; prompts never do.
@@ -48,20 +49,20 @@ mem remote set; see internal/team/README.md for a team's set-up.`,
 				o.Project = id.Key
 			}
 			if o.PushOnly && o.PullOnly {
-				return invalid("--push-only", "not together with --pull-only", "")
+				return cli.Invalid("--push-only", "not together with --pull-only", "")
 			}
 			if !cmd.Flags().Changed("deadline") {
-				o.Deadline = app.cfg.Settings.Sync.Deadline
+				o.Deadline = app.Config().Settings.Sync.Deadline
 			}
 			if o.Deadline <= 0 {
-				return invalid("--deadline", "a positive duration such as 30s", o.Deadline.String())
+				return cli.Invalid("--deadline", "a positive duration such as 30s", o.Deadline.String())
 			}
 			if o.Status {
 				return runSyncStatus(cmd.Context(), app, o)
 			}
 			err := runSync(cmd.Context(), app, o)
 			if err != nil && o.Background {
-				logBackground(app, err)
+				app.LogBackground(err)
 				return nil
 			}
 			return err
@@ -78,39 +79,37 @@ mem remote set; see internal/team/README.md for a team's set-up.`,
 }
 
 // remote builds the cluster's address and credentials from the settings.
-func (a *App) remote() (team.Remote, error) {
-	s := a.cfg.Settings.Sync
+func remote(app *cli.App) (team.Remote, error) {
+	s := app.Config().Settings.Sync
 	if len(s.URL) == 0 {
-		return team.Remote{}, usageErr(team.ErrNotConfigured)
+		return team.Remote{}, cli.UsageErr(team.ErrNotConfigured)
 	}
-	urls, err := team.ParseURLs(joinComma(s.URL))
+	urls, err := config.NodeURLs(strings.Join(s.URL, ","))
 	if err != nil {
-		return team.Remote{}, usageErr(err)
+		return team.Remote{}, cli.UsageErr(err)
 	}
 	return team.Remote{URLs: urls, User: s.User, Password: s.Password, CAFile: s.CAFile, Timeout: s.Timeout}, nil
 }
 
-func joinComma(items []string) string { return strings.Join(items, ",") }
-
-func runSync(ctx context.Context, app *App, o syncOptions) error {
-	r, err := app.remote()
+func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
+	r, err := remote(app)
 	if err != nil {
 		return err
 	}
-	db, err := app.writeStore(ctx)
+	db, err := app.WriteStore(ctx)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.cfg.Settings.Sync.Page}
+	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.Config().Settings.Sync.Page}
 	if o.Project != "" {
 		opts.Projects = []string{o.Project}
 	}
 	res, err := team.Sync(ctx, db, opts)
 	if err != nil {
 		if errors.Is(err, team.ErrNewerSchema) {
-			return usageErr(err) // as with a database file newer than mem
+			return cli.UsageErr(err) // as with a database file newer than mem
 		}
 		if errors.Is(err, team.ErrAuth) {
 			return fmt.Errorf("%w (user %q; set it with mem remote set --user U --password-stdin)", err, r.User)
@@ -121,9 +120,9 @@ func runSync(ctx context.Context, app *App, o syncOptions) error {
 		return nil
 	}
 	if app.JSON {
-		return printJSON(app.Out, res)
+		return cli.PrintJSON(app.Out, res)
 	}
-	w := app.text()
+	w := app.Text()
 	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
 	if len(res.Projects) == 0 {
 		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")
@@ -135,8 +134,8 @@ func runSync(ctx context.Context, app *App, o syncOptions) error {
 	return nil
 }
 
-func runSyncStatus(ctx context.Context, app *App, o syncOptions) error {
-	r, err := app.remote()
+func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
+	r, err := remote(app)
 	if err != nil {
 		return err
 	}
@@ -151,13 +150,13 @@ func runSyncStatus(ctx context.Context, app *App, o syncOptions) error {
 		return err
 	}
 	if app.JSON {
-		return printJSON(app.Out, st)
+		return cli.PrintJSON(app.Out, st)
 	}
-	w := app.text()
+	w := app.Text()
 	if st.Reachable {
-		fmt.Fprintf(w, "cluster %s (%s)\n", st.Cluster, joinComma(r.URLs))
+		fmt.Fprintf(w, "cluster %s (%s)\n", st.Cluster, strings.Join(r.URLs, ","))
 	} else {
-		fmt.Fprintf(w, "cluster unreachable (%s): %s\n", joinComma(r.URLs), st.Problem)
+		fmt.Fprintf(w, "cluster unreachable (%s): %s\n", strings.Join(r.URLs, ","), st.Problem)
 	}
 	if len(st.Projects) == 0 {
 		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")
@@ -169,14 +168,9 @@ func runSyncStatus(ctx context.Context, app *App, o syncOptions) error {
 		}
 		last := "never"
 		if !p.SyncedAt.IsZero() {
-			last = stamp(p.SyncedAt)
+			last = cli.Stamp(p.SyncedAt)
 		}
 		fmt.Fprintf(w, "%s: %d to push, %s to pull, last synced %s\n", p.Project, p.Pending, pull, last)
 	}
 	return nil
-}
-
-// logBackground appends a background sync's problem to the hook log.
-func logBackground(app *App, err error) {
-	(&hook.Logger{Path: app.cfg.Settings.Hook.Log, Now: app.Now}).Printf(hook.Event{Agent: "sync"}, "%v", err)
 }

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// FullName is the binary that holds every command, mem's own and the ones
+// listed in fullOnly. It is installed beside mem.
+const FullName = "mem-full"
+
+// fullOnly are the commands only mem-full links. They bring the MCP SDK and
+// the network stack (net/http, TLS, html/template), whose start-up every
+// other call of mem would pay: a hook, a search, an observe. mem hands them
+// over to mem-full with the same command line.
+var fullOnly = []struct{ name, short string }{
+	{"mcp", "Serve memory to an agent over MCP (stdio)"},
+	{"sync", "Push this machine's shared projects to the team's rqlite cluster and pull what others pushed"},
+	{"web", "Browse, search, correct and forget memory, and see what the agent is shown, in a local web page"},
+}
+
+// FullShort is the one-line help of a command of mem-full, the same in mem's
+// list of commands and in mem-full.
+func FullShort(name string) string {
+	for _, c := range fullOnly {
+		if c.name == name {
+			return c.short
+		}
+	}
+	panic("cli: no command of mem-full named " + name)
+}
+
+// handoffCmd stands in mem for a command of mem-full: it takes its place in
+// the help and runs mem-full with the whole command line.
+func handoffCmd(app *App, name, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:                name,
+		Short:              short,
+		DisableFlagParsing: true, // mem-full parses them, --help included
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			app.started = true
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from := app.Getenv(handoffEnv); from != "" {
+				// What mem handed over to does not hold the command: a mem
+				// under mem-full's name, or an old mem-full. Not again.
+				return fmt.Errorf("mem %s: %s does not hold it; install the mem-full of this mem beside it", name, from)
+			}
+			bin, err := app.FullBinary()
+			if err != nil {
+				return fmt.Errorf("mem %s: %w", name, err)
+			}
+			return app.handOff(cmd.Context(), bin, app.args)
+		},
+	}
+}
+
+// handoffEnv names, in the environment of what mem hands a command over
+// to, the binary it handed over to, so that a stand-in reached again ends
+// the chain instead of handing over in a loop.
+const handoffEnv = "MEM_HANDED_TO"
+
+// errNoFull: mem-full is neither beside mem nor on PATH.
+var errNoFull = errors.New(FullName + " is not installed beside mem nor on PATH; install it where mem is (see README: Install)")
+
+// FullBinary finds mem-full: beside this binary first, so that an install
+// uses its own pair, else on the app's PATH.
+func (a *App) FullBinary() (string, error) {
+	name := FullName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	self, err := os.Executable()
+	if err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+	}
+	dirs := filepath.SplitList(a.Getenv("PATH"))
+	if self != "" {
+		dirs = append([]string{filepath.Dir(self)}, dirs...)
+	}
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || runtime.GOOS != "windows" && fi.Mode()&0o111 == 0 {
+			continue
+		}
+		return p, nil
+	}
+	return "", errNoFull
+}
+
+// ownStreams reports whether the app speaks through the process's standard
+// streams.
+func (a *App) ownStreams() bool {
+	return a.In == io.Reader(os.Stdin) && a.Out == io.Writer(os.Stdout) && a.Err == io.Writer(os.Stderr)
+}
+
+// handOffChild runs bin with args as a child on the app's streams; mem's exit
+// code is the child's.
+func (a *App) handOffChild(ctx context.Context, bin string, args []string) error {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), handoffEnv+"="+bin)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.In, a.Out, a.Err
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+		return &exitError{code: ee.ExitCode(), err: err} // the child said why
+	}
+	if err != nil {
+		return fmt.Errorf("running %s: %w", bin, err)
+	}
+	return nil
+}
+
+// runFull runs mem-full with args as a child and waits for it; its output
+// goes nowhere. It is for jobs (the nightly sync), where a problem is logged
+// by the child.
+func runFull(ctx context.Context, app *App, args ...string) error {
+	bin, err := app.FullBinary()
+	if err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = fullEnv(app)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("running %s %s: %w", bin, strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// fullEnv is the environment of a mem-full started for a job: this
+// process's, with the configuration file it was given.
+func fullEnv(app *App) []string {
+	env := os.Environ()
+	if c := app.Getenv("MEM_CONFIG"); c != "" {
+		env = append(env, "MEM_CONFIG="+c)
+	}
+	return env
+}
