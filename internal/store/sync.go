@@ -18,16 +18,8 @@ import (
 )
 
 // What team memory (internal/team) needs from the local file. A record
-// travels under a key that names its kind: session:<id>,
-// observation:<uuid>, summary:<session id> (one current summary per
-// session). Prompts never leave the machine.
-
-// Key prefixes of synced records.
-const (
-	KeySession     = "session:"
-	KeyObservation = "observation:"
-	KeySummary     = "summary:"
-)
+// travels under its key (memory.Record.Key); prompts never leave the
+// machine.
 
 // Share marks a project as shared with the team; it reports whether it was
 // not shared before.
@@ -239,8 +231,8 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 		for _, k := range keys {
 			if r, ok := cur.records[k]; ok {
 				if s := sessionOf(r.rec); s != "" {
-					if _, have := cur.records[KeySession+s]; !have {
-						more = append(more, KeySession+s)
+					if _, have := cur.records[memory.KeySession+s]; !have {
+						more = append(more, memory.KeySession+s)
 					}
 				}
 			}
@@ -270,7 +262,7 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 				return // gone since; its tombstone is logged after it
 			}
 			if s := sessionOf(r.rec); s != "" {
-				add(KeySession + s)
+				add(memory.KeySession + s)
 			}
 			out = append(out, Outgoing{Key: key, Project: project, Origin: cur.origins[key], Stamp: r.stamp, Record: &r.rec})
 		}
@@ -302,7 +294,7 @@ func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, e
 	cur := current{records: map[string]stamped{}, tombstones: map[string]int64{}, origins: map[string]string{}}
 	ids := map[string][]string{}
 	for _, k := range keys {
-		for _, p := range []string{KeySession, KeyObservation, KeySummary} {
+		for _, p := range []string{memory.KeySession, memory.KeyObservation, memory.KeySummary} {
 			if strings.HasPrefix(k, p) {
 				ids[p] = append(ids[p], strings.TrimPrefix(k, p))
 			}
@@ -333,34 +325,37 @@ func currentRecords(ctx context.Context, tx *sqlx.Tx, keys []string) (current, e
 	for _, o := range origins {
 		cur.origins[o.Key] = o.Origin
 	}
-	if v := ids[KeySession]; len(v) > 0 {
+	if v := ids[memory.KeySession]; len(v) > 0 {
 		var rows []sessionRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+sessionCols+` FROM sessions WHERE id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
 			return cur, err
 		}
 		for _, r := range rows {
 			s := r.session()
-			cur.records[KeySession+s.ID] = stamped{memory.Record{Kind: memory.KindSession, Session: &s}, r.StartedAt}
+			rec := memory.Record{Kind: memory.KindSession, Session: &s}
+			cur.records[rec.Key()] = stamped{rec, r.StartedAt}
 		}
 	}
-	if v := ids[KeyObservation]; len(v) > 0 {
+	if v := ids[memory.KeyObservation]; len(v) > 0 {
 		var rows []observationRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+observationCols+` FROM observations WHERE uuid IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
 			return cur, err
 		}
 		for _, r := range rows {
 			o := r.observation()
-			cur.records[KeyObservation+o.UUID] = stamped{memory.Record{Kind: memory.KindObservation, Observation: &o}, r.CreatedAt}
+			rec := memory.Record{Kind: memory.KindObservation, Observation: &o}
+			cur.records[rec.Key()] = stamped{rec, r.CreatedAt}
 		}
 	}
-	if v := ids[KeySummary]; len(v) > 0 {
+	if v := ids[memory.KeySummary]; len(v) > 0 {
 		var rows []summaryRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries WHERE session_id IN (SELECT value FROM json_each(?))`, list(v)); err != nil {
 			return cur, err
 		}
 		for _, r := range rows {
 			s := r.summary()
-			cur.records[KeySummary+s.SessionID] = stamped{memory.Record{Kind: memory.KindSummary, Summary: &s}, r.CreatedAt}
+			rec := memory.Record{Kind: memory.KindSummary, Summary: &s}
+			cur.records[rec.Key()] = stamped{rec, r.CreatedAt}
 		}
 	}
 	return cur, nil
@@ -376,14 +371,12 @@ func outlives(r memory.Record, stamp, dead int64) bool {
 	return r.Kind == memory.KindSummary && stamp > dead
 }
 
+// sessionOf is the session a record needs before it: none for a session.
 func sessionOf(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindObservation:
-		return r.Observation.SessionID
-	case memory.KindSummary:
-		return r.Summary.SessionID
+	if r.Kind == memory.KindSession {
+		return ""
 	}
-	return ""
+	return r.SessionID()
 }
 
 // MarkPushed records that a project's changes up to mark are in the
@@ -405,7 +398,8 @@ func (db *DB) MarkPushed(ctx context.Context, cluster, project string, mark int6
 }
 
 // Incoming is one record pulled from the cluster: Record is the zero value
-// for a tombstone.
+// for a tombstone. Its key and record name sessions as the cluster does
+// (memory.TeamSessionID); ApplyPulled maps them to this file's ids.
 type Incoming struct {
 	Seq       int64
 	Key       string
@@ -426,10 +420,13 @@ type Pulled struct {
 // ApplyPulled writes records pulled from a cluster and moves the project's
 // cursor to seq, in one transaction: a pull killed at any point leaves the
 // file as it was, and the next pull reads the same records again. A key with
-// a tombstone here is never written; a tombstone deletes its record (with
-// the session's records for a session) and stays; a summary replaces the
+// a tombstone here is never written, but for a summary newer than its
+// tombstone (outlives) whose session is not a tombstone (isGone); a
+// tombstone deletes its record (with the session's records for a session,
+// a summary's versions up to its stamp) and stays; a summary replaces the
 // session's summary only when it is newer. Nothing written here is logged
-// for a push: it came from the cluster.
+// for a push: it came from the cluster. Sessions get their ids here as
+// toLocal says, before any of this: keys and tombstones are this file's.
 func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []Incoming, seq int64, at time.Time) (Pulled, error) {
 	var res Pulled
 	var toImport []memory.Record
@@ -446,11 +443,15 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sync_applying (one) VALUES (1)`); err != nil {
 			return err
 		}
+		recs, err := toLocal(ctx, tx, project, recs)
+		if err != nil {
+			return err
+		}
 		keys := make([]string, 0, len(recs))
 		for _, r := range recs {
 			keys = append(keys, r.Key)
 			if r.Record.Kind == memory.KindSummary {
-				keys = append(keys, KeySession+r.Record.Summary.SessionID) // see isGone
+				keys = append(keys, memory.KeySession+r.Record.SessionID()) // see isGone
 			}
 		}
 		list, _ := json.Marshal(keys)
@@ -546,12 +547,95 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 	return res, nil
 }
 
+// toLocal returns recs, pulled for project, with the cluster's session
+// names (memory.TeamSessionID) in their keys and records replaced by this
+// file's session ids: the plain id, unless this file holds it (a session
+// or its tombstone) for another project; then the cluster's name, which
+// names the session in project alone. A session keeps the id it got here
+// first, so every record of it meets it.
+func toLocal(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) ([]Incoming, error) {
+	keyed := func(key string) (string, string, bool) {
+		for _, p := range []string{memory.KeySession, memory.KeySummary} {
+			if name, ok := strings.CutPrefix(key, p); ok {
+				return p, name, true
+			}
+		}
+		return "", "", false
+	}
+	// The cluster's names in recs, and the two ids each may have here.
+	ids := map[string]string{} // the cluster's name -> the id here
+	var candidates []string
+	add := func(name string) {
+		if _, seen := ids[name]; seen || name == "" {
+			return
+		}
+		plain := memory.PlainSessionID(name, project)
+		ids[name] = plain
+		candidates = append(candidates, plain, memory.TeamSessionID(plain, project))
+	}
+	for _, r := range recs {
+		if _, name, ok := keyed(r.Key); ok {
+			add(name)
+		}
+		if !r.Tombstone {
+			add(r.Record.SessionID())
+			if r.Record.Session != nil {
+				add(r.Record.Session.ParentID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return recs, nil
+	}
+	// Whose each id is here: a session's project, else its tombstone's.
+	list, _ := json.Marshal(candidates)
+	var rows []struct {
+		ID      string `db:"id"`
+		Project string `db:"project"`
+		Live    bool   `db:"live"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT id, project, 1 AS live FROM sessions WHERE id IN (SELECT value FROM json_each(?1))
+		UNION ALL SELECT substr(key, length(?2) + 1), project, 0 FROM sync_tombstones
+		WHERE key IN (SELECT ?2 || value FROM json_each(?1))`, string(list), memory.KeySession); err != nil {
+		return nil, err
+	}
+	owner := map[string]string{}
+	for _, r := range rows {
+		if _, have := owner[r.ID]; !have || r.Live {
+			owner[r.ID] = r.Project
+		}
+	}
+	for name, plain := range ids {
+		named := memory.TeamSessionID(plain, project)
+		if o := owner[plain]; o != project && named != plain && (o != "" || owner[named] == project) {
+			ids[name] = named
+		}
+	}
+	local := func(name string) string {
+		if id, ok := ids[name]; ok {
+			return id
+		}
+		return name
+	}
+	out := make([]Incoming, len(recs))
+	for i, r := range recs {
+		if p, name, ok := keyed(r.Key); ok {
+			r.Key = p + local(name)
+		}
+		if !r.Tombstone {
+			r.Record = r.Record.WithSessionIDs(local)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
 // isGone reports whether a pulled record is under a tombstone here: its
 // own, or for a summary, its session's (a forgotten session's summaries are
 // forgotten with it, however new).
 func isGone(gone map[string]int64, r Incoming) bool {
 	if r.Record.Kind == memory.KindSummary {
-		if _, ok := gone[KeySession+r.Record.Summary.SessionID]; ok {
+		if _, ok := gone[memory.KeySession+r.Record.SessionID()]; ok {
 			return true
 		}
 	}
@@ -564,18 +648,18 @@ func isGone(gone map[string]int64, r Incoming) bool {
 // it is not newer than the tombstone (outlives).
 func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string, stamp int64) (int64, error) {
 	switch {
-	case strings.HasPrefix(key, KeySession):
-		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, KeySession))
+	case strings.HasPrefix(key, memory.KeySession):
+		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, memory.KeySession))
 		return d.Sessions + d.Observations + d.Summaries + d.Prompts, err
-	case strings.HasPrefix(key, KeyObservation):
-		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ?`, strings.TrimPrefix(key, KeyObservation))
+	case strings.HasPrefix(key, memory.KeyObservation):
+		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ?`, strings.TrimPrefix(key, memory.KeyObservation))
 		if err != nil {
 			return 0, err
 		}
 		return res.RowsAffected()
-	case strings.HasPrefix(key, KeySummary):
+	case strings.HasPrefix(key, memory.KeySummary):
 		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ? AND created_at <= ?`,
-			strings.TrimPrefix(key, KeySummary), stamp)
+			strings.TrimPrefix(key, memory.KeySummary), stamp)
 		if err != nil {
 			return 0, err
 		}

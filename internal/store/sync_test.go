@@ -26,9 +26,9 @@ func TestApplyPulledSummaryNewestWins(t *testing.T) {
 		return memory.Summary{UUID: "u-" + text, SessionID: "s1", Project: "p", Learned: text, Text: text, CreatedAt: at}
 	}
 	in := func(seq int64, r memory.Record) Incoming {
-		key := KeySession + "s1"
+		key := memory.KeySession + "s1"
 		if r.Kind == memory.KindSummary {
-			key = KeySummary + "s1"
+			key = memory.KeySummary + "s1"
 		}
 		return Incoming{Seq: seq, Key: key, Origin: "other", Record: r}
 	}
@@ -76,7 +76,7 @@ func TestApplyPulledSummaryNewestWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || out[0].Key != KeySession+"s1" || out[1].Key != KeySummary+"s1" || out[1].Record.Summary.Text != "mine" ||
+	if len(out) != 2 || out[0].Key != memory.KeySession+"s1" || out[1].Key != memory.KeySummary+"s1" || out[1].Record.Summary.Text != "mine" ||
 		out[1].Stamp != t0.Add(3*time.Hour).UnixMilli() {
 		t.Errorf("outbox: %+v, want the session then the summary \"mine\"", out)
 	}
@@ -97,8 +97,8 @@ func TestApplyPulledTombstoneStays(t *testing.T) {
 	sess := memory.Session{ID: "s1", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
 	obs := memory.Observation{UUID: "o1", SessionID: "s1", Project: "p", Type: "decision", Title: "keep the WAL", CreatedAt: t0}
 	recs := []Incoming{
-		{Seq: 1, Key: KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
-		{Seq: 2, Key: KeyObservation + "o1", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
+		{Seq: 1, Key: memory.KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: memory.KeyObservation + "o1", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
 	}
 	count := func() int {
 		var n int
@@ -110,11 +110,85 @@ func TestApplyPulledTombstoneStays(t *testing.T) {
 	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 2, t0); err != nil || count() != 1 {
 		t.Fatalf("first pull: %v, %d rows", err, count())
 	}
-	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 3, Key: KeyObservation + "o1", Tombstone: true, Stamp: 5}}, 3, t0); err != nil || count() != 0 {
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 3, Key: memory.KeyObservation + "o1", Tombstone: true, Stamp: 5}}, 3, t0); err != nil || count() != 0 {
 		t.Fatalf("tombstone: %v, %d rows", err, count())
 	}
 	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 4, t0); err != nil || count() != 0 {
 		t.Fatalf("the record came back: %v, %d rows", err, count())
+	}
+}
+
+// Pulled records name sessions as the cluster does (memory.TeamSessionID):
+// each gets the plain id here unless that id is another project's here,
+// and keeps the id it got; a tombstone deletes only its project's session.
+func TestApplyPulledSessionIDsPerProject(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	for _, p := range []string{"p", "q"} {
+		if _, err := db.Share(ctx, p, t0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.BeginSync(ctx, "c1", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// This file's own session "x" is in project q.
+	if _, _, err := db.StartSession(ctx, memory.Session{ID: "x", Project: "q", StartedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	seq := int64(0)
+	pull := func(project, name, obsUUID string) {
+		t.Helper()
+		sess := memory.Session{ID: name, Project: project, StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+		obs := memory.Observation{UUID: obsUUID, SessionID: name, Project: project, Type: "decision", Title: "title " + obsUUID, CreatedAt: t0}
+		seq += 2
+		recs := []Incoming{
+			{Seq: seq - 1, Key: memory.KeySession + name, Origin: "other", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+			{Seq: seq, Key: memory.KeyObservation + obsUUID, Origin: "other", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
+		}
+		if _, err := db.ApplyPulled(ctx, "c1", project, recs, seq, t0); err != nil {
+			t.Fatalf("pulling %s of %s: %v", name, project, err)
+		}
+	}
+	sessionOfObs := func(uuid string) (string, string) {
+		t.Helper()
+		var id, project string
+		if err := db.SQL().QueryRow(`SELECT s.id, s.project FROM observations o JOIN sessions s ON s.id = o.session_id
+			WHERE o.uuid = ?`, uuid).Scan(&id, &project); err != nil {
+			t.Fatalf("observation %s: %v", uuid, err)
+		}
+		return id, project
+	}
+	px, py, qy := memory.TeamSessionID("x", "p"), memory.TeamSessionID("y", "p"), memory.TeamSessionID("y", "q")
+	steps := []struct {
+		name, project, clusterName, obs string
+		wantID                          string
+	}{
+		{"the plain id is another project's here", "p", px, "o1", px},
+		{"the same session again", "p", px, "o2", px},
+		{"a plain id free here", "p", py, "o3", "y"},
+		{"then taken: the other project's session gets the cluster's name", "q", qy, "o4", qy},
+		{"a plain name from an older mem, the id another project's here", "p", "x", "o5", px},
+		{"a plain name from an older mem, the id this project's here", "p", "y", "o6", "y"},
+	}
+	for _, st := range steps {
+		pull(st.project, st.clusterName, st.obs)
+		if id, project := sessionOfObs(st.obs); id != st.wantID || project != st.project {
+			t.Errorf("%s: the observation is in session %s of %s, want %s of %s", st.name, id, project, st.wantID, st.project)
+		}
+	}
+	// The tombstone of p's x deletes p's session, not q's own x.
+	seq++
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: seq, Key: memory.KeySession + px, Tombstone: true, Stamp: 9}}, seq, t0); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	if err := db.SQL().Select(&ids, `SELECT id || ' ' || project FROM sessions ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"x q", "y p", qy + " q"}; len(ids) != len(want) || ids[0] != want[0] || ids[1] != want[1] || ids[2] != want[2] {
+		t.Errorf("sessions after the tombstone: %q, want %q", ids, want)
 	}
 }
 
@@ -157,7 +231,7 @@ func TestSummaryNewerThanItsTombstoneWins(t *testing.T) {
 		}
 		var last Outgoing
 		for _, o := range out {
-			if o.Key == KeySummary+"s1" {
+			if o.Key == memory.KeySummary+"s1" {
 				last = o
 			}
 		}
@@ -189,9 +263,9 @@ func TestSummaryNewerThanItsTombstoneWins(t *testing.T) {
 	sess := memory.Session{ID: "s1", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
 	oldRec := memory.Summary{UUID: "u-old", SessionID: "s1", Project: "p", Text: "forgotten words", CreatedAt: t0}
 	recs := []Incoming{
-		{Seq: 1, Key: KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
-		{Seq: 2, Key: KeySummary + "s1", Stamp: t0.UnixMilli(), Record: memory.Record{Kind: memory.KindSummary, Summary: &oldRec}},
-		{Seq: 3, Key: KeySummary + "s1", Stamp: first, Tombstone: true},
+		{Seq: 1, Key: memory.KeySession + "s1", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: memory.KeySummary + "s1", Stamp: t0.UnixMilli(), Record: memory.Record{Kind: memory.KindSummary, Summary: &oldRec}},
+		{Seq: 3, Key: memory.KeySummary + "s1", Stamp: first, Tombstone: true},
 	}
 	if _, err := db.ApplyPulled(ctx, "c1", "p", recs, 3, t0); err != nil {
 		t.Fatal(err)
@@ -212,7 +286,7 @@ func TestSummaryNewerThanItsTombstoneWins(t *testing.T) {
 		t.Errorf("after the second forget the outbox sends %+v, want the tombstone", o)
 	}
 	freshRec := fresh
-	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 4, Key: KeySummary + "s1", Stamp: fresh.CreatedAt.UnixMilli(),
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 4, Key: memory.KeySummary + "s1", Stamp: fresh.CreatedAt.UnixMilli(),
 		Record: memory.Record{Kind: memory.KindSummary, Summary: &freshRec}}}, 4, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +295,7 @@ func TestSummaryNewerThanItsTombstoneWins(t *testing.T) {
 	}
 	// A newer summary from another member is pulled in.
 	newer := memory.Summary{UUID: "u-newer", SessionID: "s1", Project: "p", Text: "their words", CreatedAt: time.Now().Add(time.Minute)}
-	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 5, Key: KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
+	if _, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 5, Key: memory.KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
 		Record: memory.Record{Kind: memory.KindSummary, Summary: &newer}}}, 5, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -247,9 +321,93 @@ func TestPulledSummaryOfAForgottenSessionStaysOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	newer := memory.Summary{UUID: "u-newer", SessionID: "s1", Project: "p", Text: "written elsewhere", CreatedAt: time.Now().Add(time.Minute)}
-	res, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 1, Key: KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
+	res, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{{Seq: 1, Key: memory.KeySummary + "s1", Stamp: newer.CreatedAt.UnixMilli(),
 		Record: memory.Record{Kind: memory.KindSummary, Summary: &newer}}}, 1, t0)
 	if err != nil || res.Skipped != 1 {
 		t.Fatalf("pull: %+v, %v; want it skipped", res, err)
+	}
+}
+
+// A summary's tombstone and its session's tombstone reach the session by
+// the id it has here (toLocal), whether that is the plain id or, when the
+// plain id is another project's here, the cluster's name.
+func TestPulledSummaryTombstonesMeetTheLocalSession(t *testing.T) {
+	ctx := context.Background()
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	for _, tc := range []struct {
+		name, plain string
+		local       func(clusterName string) string
+	}{
+		{"plain id free here", "y", func(string) string { return "y" }},
+		{"plain id another project's here", "x", func(n string) string { return n }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTest(t)
+			for _, p := range []string{"p", "q"} {
+				if _, err := db.Share(ctx, p, t0); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.BeginSync(ctx, "c1", p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			startTest(t, db, "x", "q")
+			name := memory.TeamSessionID(tc.plain, "p")
+			local := tc.local(name)
+			seq := int64(0)
+			pull := func(in Incoming) Pulled {
+				t.Helper()
+				seq++
+				in.Seq = seq
+				res, err := db.ApplyPulled(ctx, "c1", "p", []Incoming{in}, seq, t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			summary := func(text string, at time.Time) Incoming {
+				s := memory.Summary{UUID: "u-" + text, SessionID: name, Project: "p", Text: text, Learned: text, CreatedAt: at}
+				return Incoming{Key: memory.KeySummary + name, Stamp: at.UnixMilli(), Record: memory.Record{Kind: memory.KindSummary, Summary: &s}}
+			}
+			texts := func() string {
+				t.Helper()
+				var s []string
+				if err := db.SQL().Select(&s, `SELECT text FROM summaries WHERE session_id = ? AND project = 'p'`, local); err != nil {
+					t.Fatal(err)
+				}
+				return fmt.Sprint(s)
+			}
+			sess := memory.Session{ID: name, Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+			pull(Incoming{Key: memory.KeySession + name, Record: memory.Record{Kind: memory.KindSession, Session: &sess}})
+			pull(summary("old", t0))
+			if got := texts(); got != "[old]" {
+				t.Fatalf("session %s holds %s, want [old]", local, got)
+			}
+			pull(Incoming{Key: memory.KeySummary + name, Stamp: t0.UnixMilli() - 1, Tombstone: true})
+			if got := texts(); got != "[old]" {
+				t.Errorf("a tombstone older than the summary removed it: %s", got)
+			}
+			pull(Incoming{Key: memory.KeySummary + name, Stamp: t0.UnixMilli() + 1, Tombstone: true})
+			if got := texts(); got != "[]" {
+				t.Errorf("the summary's tombstone left %s", got)
+			}
+			pull(summary("later", t0.Add(time.Second)))
+			if got := texts(); got != "[later]" {
+				t.Errorf("a summary newer than its tombstone: %s, want [later]", got)
+			}
+			if _, err := db.DeleteSession(ctx, local); err != nil {
+				t.Fatal(err)
+			}
+			if res := pull(summary("after the forget", time.Now().Add(time.Minute))); res.Skipped != 1 {
+				t.Errorf("a summary of the forgotten session: %+v, want it skipped", res)
+			}
+			if got := texts(); got != "[]" {
+				t.Errorf("the forgotten session has summaries again: %s", got)
+			}
+			var own int
+			if err := db.SQL().Get(&own, `SELECT count(*) FROM sessions WHERE id = 'x' AND project = 'q'`); err != nil || own != 1 {
+				t.Errorf("q's own session x: %d, %v", own, err)
+			}
+		})
 	}
 }

@@ -59,8 +59,8 @@ func (o *Options) defaults() {
 // Sync pushes, then pulls, every shared project (or those named). Each
 // batch is its own step: a sync cut off anywhere leaves what it finished in
 // place, and the next one goes on from there; nothing is doubled, because
-// the cluster keys records by uuid and the file applies a page together with
-// its cursor.
+// the cluster keeps one row per key (memory.TeamKey) and the file applies a
+// page together with its cursor.
 func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 	o.defaults()
 	shared, err := db.SharedProjects(ctx)
@@ -84,10 +84,11 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cluster, err := ensureSchema(ctx, c, o.Now)
+	info, err := ensureSchema(ctx, c, o.Now)
 	if err != nil {
 		return Result{}, err
 	}
+	cluster := info.id
 	origin, err := db.MachineID(ctx)
 	if err != nil {
 		return Result{}, err
@@ -100,7 +101,7 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 		pr := ProjectResult{Project: p}
 		st, err := db.BeginSync(ctx, cluster, p)
 		if err == nil && !o.PullOnly {
-			pr.Pushed, err = push(ctx, c, db, o, cluster, origin, p, st.Pushed)
+			pr.Pushed, err = push(ctx, c, db, o, info, origin, p, st.Pushed)
 		}
 		if err == nil && !o.PushOnly {
 			pr.Pulled, pr.Cursor, err = pull(ctx, c, db, o, cluster, origin, p, st.Pulled)
@@ -119,25 +120,55 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 // new), and a summary replaces a tombstone when written after it, since a
 // forget removes the summaries written until then, not the session's
 // summaries to come (store.outlives), unless the session itself was
-// forgotten. Any other key is replaced only by its tombstone, and a
-// tombstone there for ever. A write that changes nothing keeps its seq, so
-// pushing twice changes nothing.
-const upsert = `INSERT INTO mem_records (seq, key, kind, uuid, project, origin, stamp, body)
-	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ?, ?, ?, ?, ?)
-	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind, uuid = excluded.uuid,
+// forgotten (its tombstone under the cluster's name or, from an older mem,
+// the plain id: the statement's last argument, see upsertArgs). Any other
+// key is replaced only by its tombstone, and a tombstone there for ever. A
+// row of another project is never replaced (a session id too long to
+// carry its project, see memory.TeamSessionID). A write that changes
+// nothing keeps its seq, so pushing twice changes nothing. On a cluster
+// whose mem_records has the version-1 uuid column, it is filled with an
+// empty string.
+func upsert(uuidColumn bool) string {
+	cols, vals := "", ""
+	if uuidColumn {
+		cols, vals = "uuid, ", "'', "
+	}
+	return `INSERT INTO mem_records (seq, key, kind, ` + cols + `project, origin, stamp, body)
+	VALUES ((SELECT coalesce(max(seq), 0) + 1 FROM mem_records), ?, ?, ` + vals + `?, ?, ?, ?)
+	ON CONFLICT (key) DO UPDATE SET seq = excluded.seq, kind = excluded.kind,
 		origin = excluded.origin, stamp = excluded.stamp, body = excluded.body
-	WHERE CASE
+	WHERE mem_records.project = excluded.project AND CASE
 		WHEN mem_records.key LIKE 'summary:%' THEN (excluded.stamp > mem_records.stamp
 			OR (excluded.kind = 'tombstone' AND mem_records.kind = 'summary' AND excluded.stamp = mem_records.stamp))
 			AND (excluded.kind = 'tombstone' OR NOT EXISTS (SELECT 1 FROM mem_records s
-				WHERE s.key = 'session:' || substr(excluded.key, 9) AND s.kind = 'tombstone'))
+				WHERE s.key IN ('session:' || substr(excluded.key, 9), ?) AND s.project = excluded.project
+					AND s.kind = 'tombstone'))
 		ELSE mem_records.kind != 'tombstone' AND excluded.kind = 'tombstone'
 	END`
+}
+
+// upsertArgs are upsert's arguments for a write of key (the cluster's) of
+// project; the last one is the plain key of a summary's session.
+func upsertArgs(key, kind, project, origin string, stamp int64, body string) []any {
+	session := ""
+	if id, ok := strings.CutPrefix(key, memory.KeySummary); ok {
+		session = memory.PlainKey(memory.KeySession+id, project)
+	}
+	return []any{key, kind, project, origin, stamp, body, session}
+}
+
+// forgetPlain turns the row a mem that named sessions by their plain id
+// pushed under a session's or summary's key into its tombstone, when it is
+// the same project's; a later seq, so that pulls see it.
+const forgetPlain = `UPDATE mem_records SET seq = (SELECT coalesce(max(seq), 0) + 1 FROM mem_records),
+	kind = 'tombstone', origin = ?, stamp = ?, body = ''
+	WHERE key = ? AND project = ? AND kind != 'tombstone'`
 
 const kindTombstone = "tombstone"
 
-func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, origin, project string, mark int64) (int, error) {
+func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterInfo, origin, project string, mark int64) (int, error) {
 	total := 0
+	write := upsert(info.uuidColumn)
 	var buf bytes.Buffer
 	enc := interchange.NewEncoder(&buf) // flushed into buf for each record
 	for {
@@ -154,25 +185,31 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			if from == "" {
 				from = origin
 			}
-			kind, id, body := kindTombstone, "", ""
+			// The cluster names a session by its id and project.
+			key, kind, body := memory.TeamKey(r.Key, project), kindTombstone, ""
+			if plain := memory.PlainKey(key, project); r.Tombstone && plain != key {
+				// What an older mem pushed under the plain key goes too.
+				stmts = append(stmts, st(forgetPlain, from, r.Stamp, plain, project))
+			}
 			if !r.Tombstone {
+				rec := r.Record.WithSessionIDs(func(id string) string { return memory.TeamSessionID(id, project) })
 				buf.Reset()
-				if err := enc.Encode(*r.Record); err != nil {
+				if err := enc.Encode(rec); err != nil {
 					return total, err
 				}
 				if err := enc.Flush(); err != nil {
 					return total, err
 				}
-				kind, id, body = r.Record.Kind, recordID(*r.Record), strings.TrimSuffix(buf.String(), "\n")
+				key, kind, body = rec.Key(), rec.Kind, strings.TrimSuffix(buf.String(), "\n")
 			}
-			stmts = append(stmts, st(upsert, r.Key, kind, id, project, from, r.Stamp, body))
+			stmts = append(stmts, st(write, upsertArgs(key, kind, project, from, r.Stamp, body)...))
 		}
 		if len(stmts) > 0 {
 			if _, err := c.execute(ctx, true, stmts); err != nil {
 				return total, fmt.Errorf("pushing: %w", err)
 			}
 		}
-		if err := db.MarkPushed(ctx, cluster, project, last, o.Now()); err != nil {
+		if err := db.MarkPushed(ctx, info.id, project, last, o.Now()); err != nil {
 			return total, err
 		}
 		total += len(out)
@@ -181,19 +218,6 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			o.Progress(project, "pushed", len(out))
 		}
 	}
-}
-
-// recordID is the uuid a record keeps everywhere (a session's id).
-func recordID(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindSession:
-		return r.Session.ID
-	case memory.KindObservation:
-		return r.Observation.UUID
-	case memory.KindSummary:
-		return r.Summary.UUID
-	}
-	return ""
 }
 
 // page is one page of a pull: its records, the seq it ends at, and how
@@ -305,9 +329,9 @@ func fetchPage(ctx context.Context, c *client, o Options, origin, project string
 	}
 	for i, rec := range decoded {
 		in := &recs[bodies[i]]
-		if p := recordProject(rec); p != project || keyOf(rec) != in.Key {
+		if rec.Project() != project || rec.Key() != in.Key {
 			return page{}, fmt.Errorf("pulling: cluster record %s (seq %d) is filed under project %s but holds %s of project %s",
-				in.Key, in.Seq, project, keyOf(rec), p)
+				in.Key, in.Seq, project, rec.Key(), rec.Project())
 		}
 		in.Record = rec
 	}
@@ -315,36 +339,12 @@ func fetchPage(ctx context.Context, c *client, o Options, origin, project string
 }
 
 func validKey(k string) bool {
-	for _, p := range []string{store.KeySession, store.KeyObservation, store.KeySummary} {
+	for _, p := range []string{memory.KeySession, memory.KeyObservation, memory.KeySummary} {
 		if strings.HasPrefix(k, p) && len(k) > len(p) {
 			return true
 		}
 	}
 	return false
-}
-
-func recordProject(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindSession:
-		return r.Session.Project
-	case memory.KindObservation:
-		return r.Observation.Project
-	case memory.KindSummary:
-		return r.Summary.Project
-	}
-	return ""
-}
-
-func keyOf(r memory.Record) string {
-	switch r.Kind {
-	case memory.KindSession:
-		return store.KeySession + r.Session.ID
-	case memory.KindObservation:
-		return store.KeyObservation + r.Observation.UUID
-	case memory.KindSummary:
-		return store.KeySummary + r.Summary.SessionID
-	}
-	return r.Kind
 }
 
 // ProjectStatus is where one shared project stands.
@@ -381,9 +381,9 @@ func Status(ctx context.Context, db *store.DB, r Remote, project string) (Status
 		ask, cancel = context.WithTimeout(ctx, time.Until(dl)/2)
 		defer cancel()
 	}
-	id, _, qerr := readMeta(ask, c)
-	if qerr == nil && id != "" {
-		rep.Cluster, rep.Reachable = id, true
+	info, qerr := readMeta(ask, c)
+	if qerr == nil && info.id != "" {
+		rep.Cluster, rep.Reachable = info.id, true
 	} else {
 		if qerr == nil {
 			qerr = fmt.Errorf("the cluster has no mem schema yet: mem sync creates it")

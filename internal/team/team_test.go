@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/team"
 )
@@ -362,6 +363,7 @@ func TestForgottenSummaryGivesWayToALaterOne(t *testing.T) {
 	a.run("summarize", "--pending")
 	a.run("sync")
 	b.run("sync")
+	sumKey := memory.TeamKey(memory.KeySummary+"s-sum", project) // the cluster's name of the session
 	summaries := func(m *member, like string) int {
 		return m.count(`SELECT count(*) FROM summaries WHERE session_id = 's-sum' AND text LIKE ?`, like)
 	}
@@ -378,7 +380,7 @@ func TestForgottenSummaryGivesWayToALaterOne(t *testing.T) {
 	if n := summaries(b, "%"); n != 0 {
 		t.Errorf("b still has the forgotten summary")
 	}
-	if rows := c.query(`SELECT kind FROM mem_records WHERE key = 'summary:s-sum'`); len(rows) != 1 || rows[0][0] != "tombstone" {
+	if rows := c.query(`SELECT kind FROM mem_records WHERE key = ?`, sumKey); len(rows) != 1 || rows[0][0] != "tombstone" {
 		t.Errorf("cluster row of the forgotten summary: %v, want a tombstone", rows)
 	}
 
@@ -392,7 +394,7 @@ func TestForgottenSummaryGivesWayToALaterOne(t *testing.T) {
 	if summaries(a, "%arm64%") != 1 || summaries(b, "%arm64%") != 1 {
 		t.Errorf("the later summary: a has %d, b has %d, want 1 each", summaries(a, "%arm64%"), summaries(b, "%arm64%"))
 	}
-	if rows := c.query(`SELECT kind FROM mem_records WHERE key = 'summary:s-sum'`); len(rows) != 1 || rows[0][0] != "summary" {
+	if rows := c.query(`SELECT kind FROM mem_records WHERE key = ?`, sumKey); len(rows) != 1 || rows[0][0] != "summary" {
 		t.Errorf("cluster row of the session's summary: %v, want the later summary", rows)
 	}
 	// b forgets it in turn: gone everywhere again.
