@@ -562,14 +562,17 @@ func (s *stress) crashSummarize() error {
 		return fmt.Errorf("import: exit %d: %s", r.Code, r.Stderr)
 	}
 	// Sessions without a summary are what --pending works on: every round
-	// starts with none, so that each run has the whole job to do.
+	// starts with none, so that each run has the whole job to do. Deleting
+	// a summary is forgetting it, whose tombstone keeps the session from
+	// being summarized again from the same activity: those go too, so the
+	// sessions are as if never summarized.
 	unsummarize := func() error {
 		d, err := store.Open(context.Background(), db, store.Options{NoMigrate: true})
 		if err != nil {
 			return err
 		}
 		defer d.Close()
-		_, err = d.SQL().Exec(`DELETE FROM summaries`)
+		_, err = d.SQL().Exec(`DELETE FROM summaries; DELETE FROM sync_tombstones WHERE key LIKE 'summary:%'`)
 		return err
 	}
 	if err := unsummarize(); err != nil {
