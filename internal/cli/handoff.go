@@ -74,7 +74,9 @@ const handoffEnv = "MEM_HANDED_TO"
 var errNoFull = errors.New(FullName + " is not installed beside mem nor on PATH; install it where mem is (see README: Install)")
 
 // fullBinary finds mem-full: beside this binary first, so that an install
-// uses its own pair, else on the app's PATH.
+// uses its own pair, else in the absolute folders of the app's PATH. A
+// relative folder (".", "node_modules/.bin") is skipped: it would be the
+// project's, and a repository must not choose what mem runs.
 func (a *App) fullBinary() (string, error) {
 	name := FullName
 	if runtime.GOOS == "windows" {
@@ -91,7 +93,7 @@ func (a *App) fullBinary() (string, error) {
 		dirs = append([]string{filepath.Dir(self)}, dirs...)
 	}
 	for _, dir := range dirs {
-		if dir == "" {
+		if !filepath.IsAbs(dir) {
 			continue
 		}
 		p := filepath.Join(dir, name)

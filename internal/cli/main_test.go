@@ -126,8 +126,16 @@ func manyIDs(n int) []string {
 // or when what it handed over to hands over again, it says so in one line
 // (exit 1) and writes nothing.
 func TestHandOff(t *testing.T) {
-	dir := t.TempDir()
+	dir, project := t.TempDir(), t.TempDir()
 	db := filepath.Join(dir, "mem.db")
+	// A hostile project's own mem-full, in the working directory and in bin/.
+	for _, d := range []string{".", "bin"} {
+		os.MkdirAll(filepath.Join(project, d), 0o755)
+		if err := os.WriteFile(filepath.Join(project, d, FullName), []byte("#!/bin/sh\necho pwned\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(project)
 	for _, tt := range []struct {
 		env  map[string]string
 		args []string
@@ -136,6 +144,8 @@ func TestHandOff(t *testing.T) {
 		{map[string]string{"PATH": dir}, []string{"web", "--no-open"}, "mem: mem web: mem-full is not installed beside mem nor on PATH; install it where mem is (see README: Install)\n"},
 		{map[string]string{"PATH": dir}, []string{"--db", db, "mcp"}, "mem: mem mcp: mem-full is not installed beside mem nor on PATH"},
 		{map[string]string{"MEM_HANDED_TO": "/opt/mem-full"}, []string{"sync"}, "mem: mem sync: /opt/mem-full does not hold it; install the mem-full of this mem beside it\n"},
+		// A relative PATH folder is the project's: its mem-full never runs.
+		{map[string]string{"PATH": "." + string(os.PathListSeparator) + "bin"}, []string{"web", "--no-open"}, "mem: mem web: mem-full is not installed"},
 	} {
 		code, stdout, stderr := run(t, tt.env, tt.args...)
 		if code != ExitFailure || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, tt.want) {
