@@ -1,12 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,10 +79,14 @@ file yet, it says so and creates none.`,
 }
 
 // fullCheck finds the mem-full that mem hands mcp, sync and web over to,
-// and checks that it is of this mem's version.
+// and checks that it is of this mem's version, schema and commit (when both
+// know theirs): a mem-full left from another build would migrate or serve
+// the database differently.
 func fullCheck(app *App) store.Check {
 	c := store.Check{Name: FullName}
-	bin, err := app.fullBinary()
+	ctx, cancel := context.WithTimeout(context.Background(), fullCheckWait)
+	defer cancel()
+	cmd, err := app.fullJob(ctx, "--json", "version")
 	if err != nil {
 		c.Detail = err.Error()
 		return c
@@ -89,33 +94,47 @@ func fullCheck(app *App) store.Check {
 	var got struct {
 		Version string `json:"version"`
 		Schema  int64  `json:"schema_version"`
+		Commit  string `json:"commit"`
 	}
-	out, err := exec.Command(bin, "--json", "version").Output()
+	out, err := cmd.Output()
 	if err == nil {
 		err = json.Unmarshal(out, &got)
 	}
+	mine := commit()
 	switch {
 	case err != nil:
-		c.Detail = fmt.Sprintf("%s --json version: %v", bin, err)
-	case got.Version != Version || got.Schema != store.SchemaVersion():
-		c.Detail = fmt.Sprintf("%s is %s (schema %d), this mem %s (schema %d): install the two again, together",
-			bin, got.Version, got.Schema, Version, store.SchemaVersion())
+		c.Detail = fmt.Sprintf("%s --json version: %v", cmd.Path, err)
+	case got.Version != Version || got.Schema != store.SchemaVersion() || got.Commit != mine && got.Commit != "" && mine != "":
+		c.Detail = fmt.Sprintf("%s is %s (schema %d, commit %.12s), this mem %s (schema %d, commit %.12s): install the two again, together",
+			cmd.Path, got.Version, got.Schema, got.Commit, Version, store.SchemaVersion(), mine)
 	default:
-		c.OK, c.Detail = true, bin+" (mcp, sync, web)"
+		c.OK, c.Detail = true, cmd.Path+" (mcp, sync, web)"
 	}
 	return c
 }
 
+// fullCheckWait is how long doctor waits for mem-full to say its version.
+const fullCheckWait = 10 * time.Second
+
 // setupProblem says which of the set-up checks failed, for doctor's exit
 // message.
 func setupProblem(checks []store.Check) string {
+	var problems []string
 	for _, c := range checks {
-		if !c.OK && c.Name == FullName {
-			return "mem mcp, sync and web will not run: " + c.Detail
+		if c.OK {
+			continue
+		}
+		if c.Name == FullName {
+			problems = append(problems, "mem mcp, sync and web will not run: "+c.Detail)
+		} else if !slices.Contains(problems, hooksWontRun) {
+			problems = append(problems, hooksWontRun)
 		}
 	}
-	return "an agent will not run mem's hooks"
+	return strings.Join(problems, "; ")
 }
+
+// hooksWontRun is doctor's message when an agent does not trust mem's hooks.
+const hooksWontRun = "an agent will not run mem's hooks"
 
 // checksOK reports whether every check passed.
 func checksOK(checks []store.Check) bool {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // FullName is the binary that holds every command, mem's own and the ones
@@ -40,9 +43,22 @@ func FullShort(name string) string {
 }
 
 // handoffCmd stands in mem for a command of mem-full: it takes its place in
-// the help and runs mem-full with the whole command line.
+// the help and runs mem-full with the whole command line; its help (mem
+// help NAME) is mem-full's.
 func handoffCmd(app *App, name, short string) *cobra.Command {
-	return &cobra.Command{
+	run := func(ctx context.Context, args []string) error {
+		if app.handedTo != "" {
+			// What mem handed over to does not hold the command: a mem
+			// under mem-full's name, or an old mem-full. Not again.
+			return fmt.Errorf("mem %s: %s does not hold it; install the mem-full of this mem beside it", name, app.handedTo)
+		}
+		bin, err := app.fullBinary()
+		if err != nil {
+			return fmt.Errorf("mem %s: %w", name, err)
+		}
+		return app.handOff(ctx, bin, args)
+	}
+	cmd := &cobra.Command{
 		Use:                name,
 		Short:              short,
 		DisableFlagParsing: true, // mem-full parses them, --help included
@@ -50,19 +66,14 @@ func handoffCmd(app *App, name, short string) *cobra.Command {
 			app.started = true
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if from := app.Getenv(handoffEnv); from != "" {
-				// What mem handed over to does not hold the command: a mem
-				// under mem-full's name, or an old mem-full. Not again.
-				return fmt.Errorf("mem %s: %s does not hold it; install the mem-full of this mem beside it", name, from)
-			}
-			bin, err := app.fullBinary()
-			if err != nil {
-				return fmt.Errorf("mem %s: %w", name, err)
-			}
-			return app.handOff(cmd.Context(), bin, app.args)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), app.args) },
 	}
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		if err := run(c.Context(), []string{name, "--help"}); err != nil {
+			fmt.Fprintln(app.Err, "mem: "+termsafe.Line(err.Error()))
+		}
+	})
+	return cmd
 }
 
 // handoffEnv names, in the environment of what mem hands a command over
@@ -116,7 +127,7 @@ func (a *App) ownStreams() bool {
 // code is the child's.
 func (a *App) handOffChild(ctx context.Context, bin string, args []string) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), handoffEnv+"="+bin)
+	cmd.Env = a.fullEnv(bin)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = a.In, a.Out, a.Err
 	err := cmd.Run()
 	var ee *exec.ExitError
@@ -129,28 +140,82 @@ func (a *App) handOffChild(ctx context.Context, bin string, args []string) error
 	return nil
 }
 
-// runFull runs mem-full with args as a child and waits for it; its output
-// goes nowhere. It is for jobs (the nightly sync), where a problem is logged
-// by the child.
+// fullJob is mem-full with args, for a job mem starts itself (a sync, a
+// check): in mem's environment, its streams not mem's.
+func (a *App) fullJob(ctx context.Context, args ...string) (*exec.Cmd, error) {
+	bin, err := a.fullBinary()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = a.fullEnv("")
+	return cmd, nil
+}
+
+// runFull runs mem-full with args and waits for it. It is for jobs (the
+// nightly sync), which log their own problems; one that ends it before it
+// can (a bad setting, a newer database) is returned with its last line.
 func runFull(ctx context.Context, app *App, args ...string) error {
-	bin, err := app.fullBinary()
+	cmd, err := app.fullJob(ctx, args...)
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = fullEnv(app)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("running %s %s: %w", bin, strings.Join(args, " "), err)
+		if last := lastLine(stderr.String()); last != "" {
+			return fmt.Errorf("%s %s: %w: %s", cmd.Path, strings.Join(args, " "), err, last)
+		}
+		return fmt.Errorf("%s %s: %w", cmd.Path, strings.Join(args, " "), err)
 	}
 	return nil
 }
 
-// fullEnv is the environment of a mem-full started for a job: this
-// process's, with the configuration file it was given.
-func fullEnv(app *App) []string {
-	env := os.Environ()
-	if c := app.Getenv("MEM_CONFIG"); c != "" {
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\r\n")
+	return strings.TrimSpace(s[strings.LastIndexByte(s, '\n')+1:])
+}
+
+// fullEnv is the environment mem-full starts with: this process's, with
+// the configuration file the app was given and, for a hand-over to
+// handedTo, the mark that stops a loop. Earlier values of both go, so that
+// each is there once.
+func (a *App) fullEnv(handedTo string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != handoffEnv && k != "MEM_CONFIG" {
+			env = append(env, kv)
+		}
+	}
+	if c := a.Getenv("MEM_CONFIG"); c != "" {
 		env = append(env, "MEM_CONFIG="+c)
 	}
+	if handedTo != "" {
+		env = append(env, handoffEnv+"="+handedTo)
+	}
 	return env
+}
+
+// ownMem is the binary hooks and jobs should run: this one (links
+// resolved), or, when this is mem-full, the mem beside it, whose calls start
+// without what only mem-full links.
+func ownMem() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	name := filepath.Base(self)
+	base := strings.TrimSuffix(name, ".exe")
+	if base != FullName {
+		return self, nil
+	}
+	mem := filepath.Join(filepath.Dir(self), "mem"+strings.TrimPrefix(name, base))
+	if fi, err := os.Stat(mem); err == nil && fi.Mode().IsRegular() {
+		return mem, nil
+	}
+	return self, nil
 }

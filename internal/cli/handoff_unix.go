@@ -5,7 +5,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"syscall"
 )
 
@@ -17,6 +16,6 @@ func (a *App) handOff(ctx context.Context, bin string, args []string) error {
 	if !a.ownStreams() {
 		return a.handOffChild(ctx, bin, args)
 	}
-	err := syscall.Exec(bin, append([]string{bin}, args...), append(os.Environ(), handoffEnv+"="+bin))
+	err := syscall.Exec(bin, append([]string{bin}, args...), a.fullEnv(bin))
 	return fmt.Errorf("starting %s: %w", bin, err)
 }

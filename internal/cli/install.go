@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -204,17 +203,14 @@ func agentDetect() string {
 }
 
 // memBinary is the mem command to write into an agent's files: the given
-// one, or this binary's absolute path.
+// one, or mem's absolute path (see ownMem).
 func memBinary(given, flag string) (string, error) {
 	if given != "" {
 		return given, nil
 	}
-	bin, err := os.Executable()
+	bin, err := ownMem()
 	if err != nil {
 		return "", fmt.Errorf("finding the mem binary: %w (give it with %s)", err, flag)
-	}
-	if r, err := filepath.EvalSymlinks(bin); err == nil {
-		bin = r
 	}
 	return bin, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ type App struct {
 
 	started     bool // a command's hooks ran: errors before that are usage errors
 	args        []string
+	handedTo    string // the mem-full a mem handed this call over to (MEM_HANDED_TO)
 	dbFlag      string
 	projectFlag string
 	JSON        bool
@@ -51,6 +53,9 @@ func NewApp(in io.Reader, out, errw io.Writer) *App {
 // passes the commands only it links as full; mem hands those over to it.
 func Main(ctx context.Context, app *App, args []string, full ...Command) int {
 	app.args = args
+	if app.handedTo = app.Getenv(handoffEnv); app.handedTo != "" {
+		os.Unsetenv(handoffEnv) // what this process starts was not handed over
+	}
 	root := newRoot(app, args, full)
 	root.SetArgs(args)
 	root.SetIn(app.In)
@@ -164,11 +169,14 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 		all = append(all, Command{c.name, func(a *App) *cobra.Command { return handoffCmd(a, c.name, c.short) }})
 	}
 	for _, f := range full {
-		for i := range all {
-			if all[i].Name == f.Name {
-				all[i] = f
-			}
+		i := slices.IndexFunc(all, func(c Command) bool { return c.Name == f.Name })
+		if i < len(commands()) {
+			panic("cli: " + f.Name + " is not among the commands mem hands over (fullOnly)")
 		}
+		all[i] = f
+	}
+	if len(full) > 0 && len(full) != len(fullOnly) {
+		panic("cli: mem-full must hold every command of fullOnly")
 	}
 	if name := commandOf(args); name != "" {
 		for _, c := range all {

@@ -149,7 +149,7 @@ func schedulePlaces(app *App) (schedule.Places, error) {
 func scheduleJob(app *App, o scheduleOptions, hour, minute int) (schedule.Job, error) {
 	j := schedule.Job{Mem: o.Mem, Log: o.Log, Hour: hour, Minute: minute}
 	if j.Mem == "" {
-		exe, err := os.Executable()
+		exe, err := ownMem()
 		if err != nil {
 			return j, fmt.Errorf("finding this binary: %w; pass --mem", err)
 		}

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os/exec"
 
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
@@ -20,15 +19,13 @@ func syncAfterSession(app *App, cfg *config.Config, ev hook.Event) error {
 	if ev.Kind != hook.KindSessionEnd || !cfg.Settings.Sync.AfterSession || len(cfg.Settings.Sync.URL) == 0 {
 		return nil
 	}
-	bin, err := app.fullBinary()
+	cmd, err := app.fullJob(context.Background(), "--db", cfg.Settings.DB, "sync", "--background")
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(bin, "--db", cfg.Settings.DB, "sync", "--background")
-	cmd.Env = fullEnv(app)
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s sync: %w", bin, err)
+		return fmt.Errorf("starting %s sync: %w", cmd.Path, err)
 	}
 	return cmd.Process.Release()
 }

@@ -24,16 +24,8 @@ func newVersionCmd(app *App) *cobra.Command {
 		Short: "Print mem's version",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			commit := Commit
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				for _, s := range bi.Settings {
-					if s.Key == "vcs.revision" && commit == "" {
-						commit = s.Value
-					}
-				}
-			}
 			v := map[string]any{"version": Version, "schema_version": store.SchemaVersion(),
-				"go": runtime.Version(), "commit": commit}
+				"go": runtime.Version(), "commit": commit()}
 			if app.JSON {
 				return PrintJSON(app.Out, v)
 			}
@@ -41,4 +33,20 @@ func newVersionCmd(app *App) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// commit is the commit mem was built from: stamped by scripts/release, else
+// the build's VCS stamp, else empty.
+func commit() string {
+	if Commit != "" {
+		return Commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return ""
 }
