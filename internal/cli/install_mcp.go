@@ -111,6 +111,9 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if db := app.Config().Origin(&app.Config().Settings.DB); !remove && (db.Source == config.SourceFlag || db.Source == config.SourceEnv) {
 		fmt.Fprintf(app.Out, "note: the MCP server and the hooks use the database of the editor's environment (MEM_DB) or mem's configuration, not %s: set MEM_DB where the editor starts\n", db.Value)
 	}
+	if _, err := app.fullBinary(); err != nil && !remove && o.Command == "" {
+		fmt.Fprintf(app.Out, "note: mem mcp runs in %s: %v\n", FullName, err)
+	}
 	return nil
 }
 

@@ -196,3 +196,14 @@ func TestCommandNames(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallMCPSaysMemFullIsMissing: the server an agent is given runs in
+// mem-full, so installing it where there is none says so.
+func TestInstallMCPSaysMemFullIsMissing(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "PATH": t.TempDir(), "MEM_PROJECT": "p"}
+	code, stdout, stderr := run(t, env, "install-mcp", "claude", "--dry-run")
+	if code != ExitOK || !strings.Contains(stdout, "note: mem mcp runs in mem-full: mem-full is not installed beside mem nor on PATH") {
+		t.Errorf("install-mcp without mem-full: exit %d, stdout %q, stderr %q; want exit 0 and a note", code, stdout, stderr)
+	}
+}
