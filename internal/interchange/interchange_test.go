@@ -132,7 +132,7 @@ func TestDecodeFiltersPrivateText(t *testing.T) {
 		t.Errorf("the title lost more than its secrets:\n%s", out)
 	}
 	// The session id is filtered the same way wherever it appears.
-	id := `"` + privacy.FilterID("s1"+secret) + `"`
+	id := `"` + privacy.SessionKey("s1"+secret) + `"`
 	if n := strings.Count(out, `"id":`+id) + strings.Count(out, `"session_id":`+id); n != 4 {
 		t.Errorf("the session id was not filtered the same way in each record (%d of 4):\n%s", n, out)
 	}

@@ -381,7 +381,7 @@ func TestSecretSessionIDs(t *testing.T) { eachMode(t, testSecretSessionIDs) }
 // agent knows, and never store or show the secret.
 func testSecretSessionIDs(t *testing.T, start starter) {
 	const secret = "ses-ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
-	stored := privacy.FilterID(secret)
+	stored := privacy.SessionKey(secret)
 	if stored == secret {
 		t.Fatalf("the privacy filter keeps %q: pick another secret", secret)
 	}
