@@ -355,7 +355,7 @@ func TestAgentPageShowsTheInjectBlock(t *testing.T) {
 			t.Errorf("no %q", want)
 		}
 	}
-	for _, bad := range []string{"budget=0", "budget=abc", "mode=sideways", "format=pretty", "compress=zip", "session=a%0Ab"} {
+	for _, bad := range []string{"budget=0", "budget=abc", "mode=sideways", "format=pretty", "compress=zip", "session=" + strings.Repeat("a", 201), "session=" + strings.Repeat("a", 197) + "%1B"} {
 		if w := f.do(t, "GET", "/agent?p=x&"+bad, nil, nil); w.Code != 400 {
 			t.Errorf("%s: %d", bad, w.Code)
 		}
