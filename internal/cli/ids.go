@@ -64,10 +64,10 @@ func openFileArg(field, path string) (*os.File, error) {
 	return f, nil
 }
 
-// SessionArg checks a --session value and turns it into the id the session
-// is stored under: as the hooks store it, an id that holds a secret or a
-// private part is kept filtered (privacy.SessionID), so a command given the
-// id the editor knows finds that session and never stores the secret.
+// SessionArg checks a --session value and turns it into the key the session
+// is stored under, the one the hooks store it under (privacy.SessionID): a
+// command given the id the editor knows finds that session, and neither
+// stores nor prints a secret the id holds.
 func SessionArg(id *string) error {
 	v, err := privacy.SessionID("--session", *id)
 	if err != nil {

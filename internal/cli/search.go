@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/search"
 )
 
@@ -62,10 +61,16 @@ Without a query, the newest records that pass the filters are listed.`,
 // searchQuery turns the flags into a query, reporting bad values as usage
 // errors that name the flag.
 func searchQuery(app *App, text string, o searchOptions) (search.Query, error) {
-	q := search.Query{Text: text, AllProjects: o.AllProjects, SessionID: privacy.FilterID(strings.TrimSpace(o.Session)),
+	q := search.Query{Text: text, AllProjects: o.AllProjects,
 		File: strings.TrimSpace(o.File), Limit: o.Limit, Offset: o.Offset}
 	if o.AllProjects && o.ProjectSet {
 		return q, UsageErr(fmt.Errorf("--project and --all-projects: give one of them"))
+	}
+	if strings.TrimSpace(o.Session) != "" {
+		if err := SessionArg(&o.Session); err != nil {
+			return q, err
+		}
+		q.SessionID = o.Session
 	}
 	if !o.AllProjects {
 		id, err := app.Project()

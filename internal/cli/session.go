@@ -73,7 +73,7 @@ func runSessionStart(ctx context.Context, app *App, o sessionStartOptions) error
 		return err
 	}
 	s, created, err := db.StartSession(ctx, memory.Session{ID: o.ID, Project: id.Key, Agent: o.Agent,
-		AgentType: o.AgentType, Cwd: o.Cwd, ParentID: privacy.FilterID(o.Parent), StartedAt: app.Now()})
+		AgentType: o.AgentType, Cwd: o.Cwd, ParentID: privacy.SessionKey(o.Parent), StartedAt: app.Now()})
 	if err != nil {
 		return err
 	}

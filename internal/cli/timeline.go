@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/search"
 )
 
@@ -58,7 +57,13 @@ func runTimeline(ctx context.Context, app *App, o timelineOptions, afterSet bool
 	if o.After < 0 || o.After > search.MaxLimit {
 		return Invalid("--after", fmt.Sprintf("a number from 0 to %d", search.MaxLimit), fmt.Sprint(o.After))
 	}
-	tq := search.TimelineQuery{SessionID: privacy.FilterID(strings.TrimSpace(o.Session)), Before: o.Before, After: o.After}
+	tq := search.TimelineQuery{Before: o.Before, After: o.After}
+	if strings.TrimSpace(o.Session) != "" {
+		if err := SessionArg(&o.Session); err != nil {
+			return err
+		}
+		tq.SessionID = o.Session
+	}
 	if tq.SessionID != "" && !afterSet {
 		tq.After = 0 // the whole session
 	}

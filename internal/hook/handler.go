@@ -17,7 +17,6 @@ import (
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
-	"github.com/memhq/mem/internal/termsafe"
 )
 
 // Recall modes.
@@ -124,18 +123,19 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
-	// What the event says of its session is stored: it passes the filter
-	// like all else, ids deterministically so that they stay keys; an id
-	// with control characters is kept escaped (ESC as \x1b), so the
-	// session's events still meet under one id, which prints as it is.
-	ev.SessionID, ev.ParentID = termsafe.Line(privacy.FilterID(ev.SessionID)), termsafe.Line(privacy.FilterID(ev.ParentID))
+	// What the event says of its session is stored under the key every
+	// command and tool maps an id to (privacy.SessionKey): filtered
+	// deterministically so that it stays a key, control characters kept
+	// escaped, so the session's events still meet under one id.
+	sid, err := privacy.SessionID("session_id", ev.SessionID)
+	if err != nil {
+		return Reply{}, err
+	}
+	ev.SessionID, ev.ParentID = sid, privacy.SessionKey(ev.ParentID)
 	ev.AgentType = privacy.Filter(ev.AgentType)
 	// A prompt is filtered once, before it is spooled, recorded or handed
 	// to the context sources.
 	ev.Prompt = privacy.Filter(ev.Prompt)
-	if err := memory.ValidateSessionID("session_id", ev.SessionID); err != nil {
-		return Reply{}, err
-	}
 	dir := ev.ProjectDir
 	if dir == "" {
 		dir = ev.Cwd

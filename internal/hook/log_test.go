@@ -38,7 +38,7 @@ func TestLoggerKeepsOneLine(t *testing.T) {
 		msg  string
 		want string // must appear in the line
 	}{
-		{"session id", Event{Agent: "claude", Name: "SessionStart", SessionID: "abc\u0000def\n2026-01-01T00:00:00Z mem hook claude: forged"}, "boom", `"abc\x00def\n2026`},
+		{"session id", Event{Agent: "claude", Name: "SessionStart", SessionID: "abc\u0000def\n2026-01-01T00:00:00Z mem hook claude: forged"}, "boom", `"abc\\x00def\\n2026`}, // the key it is stored under, quoted
 		{"event name", Event{Agent: "claude", Name: "Stop\r\x1b[2J", SessionID: "s1"}, "boom", `"Stop\r\x1b[2J"`},
 		{"agent", Event{Agent: "cla\tude"}, "boom", `"cla\tude"`},
 		{"message", Event{Agent: "claude", SessionID: "s1"}, "first\nsecond\u2028third\x00", `first\nsecond\u2028third\x00`},

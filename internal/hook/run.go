@@ -162,7 +162,7 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 		where += " " + field(ev.Name)
 	}
 	if ev.SessionID != "" {
-		where += " session " + field(privacy.FilterID(ev.SessionID))
+		where += " session " + field(privacy.SessionKey(ev.SessionID))
 	}
 	msg := termsafe.Line(strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
 	line := fmt.Sprintf("%s mem hook %s: %s\n", now().UTC().Format(time.RFC3339), where, msg)

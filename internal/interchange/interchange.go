@@ -309,11 +309,12 @@ func jsonProblem(err error) string {
 }
 
 func checkSession(s *memory.Session) error {
-	s.ID, s.ParentID = privacy.FilterID(s.ID), privacy.FilterID(s.ParentID)
-	s.Cwd, s.AgentType = privacy.Filter(s.Cwd), privacy.Filter(s.AgentType)
-	if err := memory.ValidateSessionID("id", s.ID); err != nil {
+	id, err := privacy.SessionID("id", s.ID)
+	if err != nil {
 		return err
 	}
+	s.ID, s.ParentID = id, privacy.SessionKey(s.ParentID)
+	s.Cwd, s.AgentType = privacy.Filter(s.Cwd), privacy.Filter(s.AgentType)
 	if err := memory.ValidateKey("project", "project key", s.Project); err != nil {
 		return err
 	}
@@ -342,7 +343,7 @@ func checkObservation(o *memory.Observation) error {
 	}
 	// The content hash is recomputed on import; a stale one must not block it.
 	o.ContentHash = ""
-	o.SessionID = privacy.FilterID(o.SessionID)
+	o.SessionID = privacy.SessionKey(o.SessionID)
 	c, err := privacy.CleanObservation(*o)
 	*o = c
 	return err
@@ -352,10 +353,11 @@ func checkSummary(s *memory.Summary) error {
 	if err := memory.ValidateKey("uuid", "uuid", s.UUID); err != nil {
 		return err
 	}
-	s.SessionID = privacy.FilterID(s.SessionID)
-	if err := memory.ValidateSessionID("session_id", s.SessionID); err != nil {
+	id, err := privacy.SessionID("session_id", s.SessionID)
+	if err != nil {
 		return err
 	}
+	s.SessionID = id
 	if s.CreatedAt.IsZero() {
 		return memory.Invalid("created_at", "an RFC 3339 time", "")
 	}
@@ -371,10 +373,11 @@ func checkPrompt(p *memory.Prompt) error {
 	if err := memory.ValidateKey("uuid", "uuid", p.UUID); err != nil {
 		return err
 	}
-	p.SessionID = privacy.FilterID(p.SessionID)
-	if err := memory.ValidateSessionID("session_id", p.SessionID); err != nil {
+	id, err := privacy.SessionID("session_id", p.SessionID)
+	if err != nil {
 		return err
 	}
+	p.SessionID = id
 	if p.PromptNumber < 1 {
 		return memory.Invalid("prompt_number", "a number >= 1", fmt.Sprint(p.PromptNumber))
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/recall"
 )
 
@@ -89,8 +90,12 @@ func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 
 func (s *Server) readSession(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	id, err := unescapeTail(uri, uriSessionBase)
-	if err != nil || memory.ValidateSessionID("id", id) != nil {
+	raw, err := unescapeTail(uri, uriSessionBase)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	id, err := privacy.SessionID("id", raw)
+	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	sess, err := s.opts.DB.Session(ctx, id)

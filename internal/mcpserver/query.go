@@ -114,13 +114,13 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 // observations.
 func (s *Server) searchQuery(in SearchInput) (search.Query, error) {
 	q := search.Query{Text: in.Query, Project: strings.TrimSpace(in.Project), AllProjects: in.AllProjects,
-		SessionID: strings.TrimSpace(in.Session), File: strings.TrimSpace(in.File), Limit: in.Limit, Offset: in.Offset,
+		File: strings.TrimSpace(in.File), Limit: in.Limit, Offset: in.Offset,
 		Kinds: []search.Kind{search.KindObservation}}
 	if q.Project != "" && q.AllProjects {
 		return q, memory.Invalid("project, all_projects", "one of them, not both", q.Project)
 	}
-	if q.SessionID != "" {
-		id, err := privacy.SessionID("session", q.SessionID)
+	if strings.TrimSpace(in.Session) != "" {
+		id, err := privacy.SessionID("session", in.Session)
 		if err != nil {
 			return q, err
 		}
@@ -157,7 +157,10 @@ func (s *Server) searchQuery(in SearchInput) (search.Query, error) {
 }
 
 func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in TimelineInput) (*mcp.CallToolResult, TimelineOutput, error) {
-	in.Session, in.Query = strings.TrimSpace(in.Session), strings.TrimSpace(in.Query)
+	in.Query = strings.TrimSpace(in.Query)
+	if strings.TrimSpace(in.Session) == "" {
+		in.Session = ""
+	}
 	anchors := 0
 	for _, set := range []bool{in.ID != 0, in.Session != "", in.Query != ""} {
 		if set {

@@ -293,7 +293,7 @@ func testSaveObservationInGivenSession(t *testing.T, start starter) {
 
 func TestNewRejectsBadOptions(t *testing.T) {
 	db, _ := openDB(t)
-	for _, o := range []Options{{Project: testProject}, {DB: db}, {DB: db, Project: testProject, Session: "a\nb"}} {
+	for _, o := range []Options{{Project: testProject}, {DB: db}, {DB: db, Project: testProject, Session: strings.Repeat("a", 201)}, {DB: db, Project: testProject, Session: " "}} {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) succeeded", o)
 		}
@@ -374,14 +374,26 @@ func TestPanickingToolIsAToolError(t *testing.T) {
 	structured(t, call(t, cs, "save_observation", map[string]any{"type": "note", "title": "still alive"}), &out)
 }
 
-func TestSecretSessionIDs(t *testing.T) { eachMode(t, testSecretSessionIDs) }
+func TestSecretSessionIDs(t *testing.T) {
+	const tok = "ses-ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
+	for name, secret := range map[string]string{
+		"short": tok,
+		// Longer than a stored id may be, and with control characters:
+		// the hooks store both under their filtered key.
+		"long":    tok + "-" + strings.Repeat("0123456789abcdef", 12),
+		"control": tok + "\x1b[31m\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			eachMode(t, func(t *testing.T, start starter) { testSecretSessionIDs(t, start, secret) })
+		})
+	}
+}
 
 // A session id that holds a secret is stored filtered (as the hooks and the
 // CLI store it); the tools that take a session id find it by the id the
 // agent knows, and never store or show the secret.
-func testSecretSessionIDs(t *testing.T, start starter) {
-	const secret = "ses-ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
-	stored := privacy.FilterID(secret)
+func testSecretSessionIDs(t *testing.T, start starter, secret string) {
+	stored := privacy.SessionKey(secret)
 	if stored == secret {
 		t.Fatalf("the privacy filter keeps %q: pick another secret", secret)
 	}
@@ -423,5 +435,22 @@ func testSecretSessionIDs(t *testing.T, start starter) {
 	}
 	if _, err := f.db.Session(ctx, secret); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("a session stored under the secret id: %v", err)
+	}
+}
+
+// An id the hooks refuse is refused by the tools too, naming the field and
+// quoting no more than its key.
+func TestRefusedSessionIDs(t *testing.T) {
+	db, _ := openDB(t)
+	cs := connect(t, newServer(t, db, ""))
+	long := "ses-" + strings.Repeat("0123456789abcdef", 13)
+	for _, tool := range []string{"search", "timeline"} {
+		res := call(t, cs, tool, map[string]any{"session": long})
+		if !res.IsError || !strings.Contains(text(res), "session: must be a session id of at most 200 characters") {
+			t.Errorf("%s refused nothing: IsError=%v %q", tool, res.IsError, text(res))
+		}
+	}
+	if _, err := New(Options{DB: db, Project: testProject, Session: long}); err == nil || !strings.HasPrefix(err.Error(), "--session: must be") {
+		t.Errorf("New with a session id of %d bytes: %v", len(long), err)
 	}
 }

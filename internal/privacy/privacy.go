@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 //go:generate go -C gen run . -own ../rules.toml -o ../catalogue.go
@@ -180,11 +181,10 @@ func safeCut(text string, n int, after bool) int {
 // IsEmpty reports whether nothing but white space is left of a filtered text.
 func IsEmpty(text string) bool { return strings.TrimSpace(text) == "" }
 
-// FilterID filters an identifier that is also a key (a session id): one that
-// holds a private part or a secret becomes "redacted-" and a hash of it, so
-// that the same id always maps to the same stored value and two ids never
-// to one.
-func FilterID(id string) string {
+// filterID filters an identifier that is also a key: one that holds a
+// private part or a secret becomes "redacted-" and a hash of it, so that the
+// same id always maps to the same stored value and two ids never to one.
+func filterID(id string) string {
 	if Filter(id) == id {
 		return id
 	}
@@ -192,12 +192,25 @@ func FilterID(id string) string {
 	return "redacted-" + hex.EncodeToString(sum[:12])
 }
 
-// SessionID checks a session id given by a user or an agent (field names it
-// in the message) and returns the key it is stored under: FilterID's, so
-// that an id holding a secret finds the session the hooks recorded it as.
+// SessionKey is the one mapping of a session id, as an editor, a user or an
+// agent gives it, to the key the session is stored under: an id holding a
+// secret or a private part becomes "redacted-" and a hash of the whole id,
+// and control characters are kept escaped (termsafe.Line: ESC as \x1b), so
+// that one id always meets the same session and prints as it is stored.
+// White space is part of the id: it is not trimmed, as the hooks never
+// trimmed it. The key of an empty id is empty.
+func SessionKey(id string) string {
+	return termsafe.Line(filterID(id))
+}
+
+// SessionID checks a session id given by an editor, a user or an agent
+// (field names it in the message) and returns its key (SessionKey). What is
+// checked is the key, and the message quotes only the key, so a secret the
+// id holds never reaches an error.
 func SessionID(field, id string) (string, error) {
-	if err := memory.ValidateSessionID(field, id); err != nil {
+	key := SessionKey(id)
+	if err := memory.ValidateSessionID(field, key); err != nil {
 		return "", err
 	}
-	return FilterID(id), nil
+	return key, nil
 }

@@ -3,6 +3,9 @@ package privacy
 import (
 	"strings"
 	"testing"
+
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 func TestFilter(t *testing.T) {
@@ -162,26 +165,103 @@ func TestNestedPrivate(t *testing.T) {
 	}
 }
 
-func TestFilterID(t *testing.T) {
+func TestSessionKey(t *testing.T) {
 	const tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
-	for _, id := range []string{"sess-1", "0c5b6a1e-2f3d-4d0a-9a55-1f0e5b8a7c21", "abc:agent-7"} {
-		if got := FilterID(id); got != id {
-			t.Errorf("FilterID(%q) = %q, want it unchanged", id, got)
+	for _, id := range []string{"sess-1", "0c5b6a1e-2f3d-4d0a-9a55-1f0e5b8a7c21", "abc:agent-7", " spaced ", ""} {
+		if got := SessionKey(id); got != id {
+			t.Errorf("SessionKey(%q) = %q, want it unchanged", id, got)
 		}
 	}
-	for _, id := range []string{"s-" + tok, "a<private>x</private>", tok + ":sub"} {
-		got := FilterID(id)
+	for _, id := range []string{"s-" + tok, "a<private>x</private>", tok + ":sub", "s-" + tok + "\x1b[31m", strings.Repeat("x", 300) + "-" + tok} {
+		got := SessionKey(id)
 		if strings.Contains(got, "16C7e") || strings.Contains(got, "private") || got == "" {
-			t.Errorf("FilterID(%q) = %q: the secret is kept", id, got)
+			t.Errorf("SessionKey(%q) = %q: the secret is kept", id, got)
 		}
-		if again := FilterID(id); again != got {
-			t.Errorf("FilterID(%q) gave %q then %q", id, got, again)
+		if again := SessionKey(id); again != got {
+			t.Errorf("SessionKey(%q) gave %q then %q", id, got, again)
 		}
-		if FilterID(got) != got {
-			t.Errorf("FilterID(%q) changes its own output %q", id, got)
+		if SessionKey(got) != got {
+			t.Errorf("SessionKey(%q) changes its own output %q", id, got)
 		}
 	}
-	if FilterID("s-"+tok) == FilterID("t-"+tok) {
+	if SessionKey("s-"+tok) == SessionKey("t-"+tok) {
 		t.Error("two ids map to one")
+	}
+	if got, want := SessionKey("a\x1bb\nc"), `a\x1bb\nc`; got != want {
+		t.Errorf("SessionKey keeps control characters: %q, want %q", got, want)
+	}
+}
+
+// sessionIDs are ids an editor, a user or an agent may give: plain, with
+// white space, control characters, invalid UTF-8, secrets, private parts,
+// at and over the length limit.
+func sessionIDs() []string {
+	const tok = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	return []string{
+		"", " ", "\t\n", "sess-1", "0c5b6a1e-2f3d-4d0a-9a55-1f0e5b8a7c21", "abc:agent-7", "ses_01JAXYZ",
+		" lead", "trail ", "tab\tin", "nl\n", "\nlead", "esc\x1b[31mred", "nul\x00", "bidi\u202eevil", "ls\u2028x",
+		"bad\xffutf8", "ünïcode-ID", "redacted-0123456789abcdef01234567", `back\slash`, `lit\x1b`,
+		strings.Repeat("a", 200), strings.Repeat("a", 201), strings.Repeat("é", 100), strings.Repeat("é", 101),
+		strings.Repeat("a", 190) + "\x1b", strings.Repeat("a", 197) + "\x1b", strings.Repeat("\x1b", 50),
+		"s-" + tok, tok + ":sub", "a<private>x</private>", "<private>all", "password=hunter2secret",
+		"s-" + tok + "\x1b[31m", "s-" + tok + "\n", " s-" + tok + " ",
+		strings.Repeat("x", 300) + "-" + tok, tok + "-" + strings.Repeat("y", 300),
+		strings.Repeat("\x1b", 80) + "-" + tok, strings.Repeat("z", 250), strings.Repeat("z", 250) + "\x1b",
+	}
+}
+
+// The hooks stored a session under termsafe.Line(filter(id)) when that
+// passed memory.ValidateSessionID: SessionID gives every id they accepted
+// the same key, and refuses every id they refused.
+func TestSessionIDAsHooksStoredIt(t *testing.T) {
+	hooks := func(id string) (string, bool) {
+		key := termsafe.Line(filterID(id))
+		return key, memory.ValidateSessionID("session_id", key) == nil
+	}
+	accepted := 0
+	for _, id := range sessionIDs() {
+		want, ok := hooks(id)
+		got, err := SessionID("session_id", id)
+		switch {
+		case ok && err != nil:
+			t.Errorf("SessionID(%q) refuses an id the hooks stored as %q: %v", id, want, err)
+		case ok && got != want:
+			t.Errorf("SessionID(%q) = %q, the hooks stored it as %q", id, got, want)
+		case !ok && err == nil:
+			t.Errorf("SessionID(%q) = %q, the hooks refused it", id, got)
+		case ok:
+			accepted++
+		}
+	}
+	if accepted < 25 {
+		t.Errorf("only %d of the ids are accepted: the table tests too little", accepted)
+	}
+}
+
+// No message of a refused id quotes a secret or a private part the id
+// holds.
+func TestSessionIDErrorsHoldNoSecret(t *testing.T) {
+	refused := 0
+	for _, id := range sessionIDs() {
+		key, err := SessionID("--session", id)
+		if err == nil {
+			if key != SessionKey(id) || termsafe.HasControl(key) || len(key) > memory.MaxSessionIDLen {
+				t.Errorf("SessionID(%q) = %q", id, key)
+			}
+			continue
+		}
+		refused++
+		if !memory.IsInvalid(err) || !strings.HasPrefix(err.Error(), "--session: ") {
+			t.Errorf("SessionID(%q): %v, want a validation error naming --session", id, err)
+		}
+		msg := err.Error()
+		for _, leak := range []string{"16C7e", "ghp_", "hunter2", "private"} {
+			if strings.Contains(msg, leak) {
+				t.Errorf("SessionID(%q): the message holds %q: %s", id, leak, msg)
+			}
+		}
+	}
+	if refused < 5 {
+		t.Errorf("only %d of the ids are refused: the table tests too little", refused)
 	}
 }

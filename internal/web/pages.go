@@ -206,7 +206,15 @@ const pageSize = 25
 func searchQuery(v url.Values, key string, now time.Time) (search.Query, searchForm, error) {
 	f := searchForm{Q: v.Get("q"), Session: strings.TrimSpace(v.Get("session")), File: strings.TrimSpace(v.Get("file")),
 		Since: v.Get("since"), Until: v.Get("until"), Types: map[string]bool{}, Kinds: map[string]bool{}}
-	q := search.Query{Text: f.Q, Project: key, SessionID: f.Session, File: f.File, Limit: pageSize}
+	q := search.Query{Text: f.Q, Project: key, File: f.File, Limit: pageSize}
+	if f.Session != "" {
+		// The key the session is stored under, as every command maps it.
+		id, err := privacy.SessionID("session", f.Session)
+		if err != nil {
+			return q, f, err
+		}
+		f.Session, q.SessionID = id, id
+	}
 	for _, t := range v["type"] {
 		typ, err := memory.ParseType(t)
 		if err != nil {
@@ -271,8 +279,8 @@ type pendingEntry struct {
 
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	id := r.URL.Query().Get("id")
-	if err := memory.ValidateSessionID("id", id); err != nil {
+	id, err := privacy.SessionID("id", r.URL.Query().Get("id"))
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -504,10 +512,11 @@ func agentRequest(v url.Values, f *agentForm) (recall.Request, error) {
 		req.Budget, f.Budget = n, n
 	}
 	if f.Session != "" {
-		if err := memory.ValidateSessionID("session", f.Session); err != nil {
+		id, err := privacy.SessionID("session", f.Session)
+		if err != nil {
 			return req, err
 		}
-		req.SessionID = f.Session
+		f.Session, req.SessionID = id, id
 	}
 	req.Prompt = f.Prompt
 	return req, nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/search"
@@ -355,7 +356,7 @@ func TestAgentPageShowsTheInjectBlock(t *testing.T) {
 			t.Errorf("no %q", want)
 		}
 	}
-	for _, bad := range []string{"budget=0", "budget=abc", "mode=sideways", "format=pretty", "compress=zip", "session=a%0Ab"} {
+	for _, bad := range []string{"budget=0", "budget=abc", "mode=sideways", "format=pretty", "compress=zip", "session=" + strings.Repeat("a", 201), "session=" + strings.Repeat("a", 197) + "%1B"} {
 		if w := f.do(t, "GET", "/agent?p=x&"+bad, nil, nil); w.Code != 400 {
 			t.Errorf("%s: %d", bad, w.Code)
 		}
@@ -432,4 +433,39 @@ func TestEventsTellOfANewObservation(t *testing.T) {
 		}
 	}
 	t.Fatalf("no change event: %v", lines.Err())
+}
+
+// A session id longer than a stored id may be and holding a secret, as the
+// editor knows it: the search box and the session page find the session the
+// hooks stored under its key, and no page shows the secret.
+func TestSecretSessionIDFindsTheStoredSession(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	id := "ses-ghp_abcdefghijklmnopqrstuvwxyz0123456789AB-" + strings.Repeat("0123456789abcdef", 11)
+	key, err := privacy.SessionID("session", id)
+	if err != nil || !strings.HasPrefix(key, "redacted-") {
+		t.Fatalf("the key of the id: %q, %v", key, err)
+	}
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	if _, _, err := f.db.StartSession(ctx, memory.Session{ID: key, Project: testProject, Agent: "claude-code",
+		Cwd: f.root, StartedAt: now.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AddObservation(ctx, memory.Observation{SessionID: key, Type: memory.TypeNote,
+		Title: "capybara cache warmed", CreatedAt: now.Add(-30 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{
+		"/project?p=" + url.QueryEscape(testProject) + "&q=capybara&session=" + url.QueryEscape(id),
+		"/session?id=" + url.QueryEscape(id),
+	} {
+		w := f.do(t, "GET", target, nil, nil)
+		body := w.Body.String()
+		if w.Code != 200 || !strings.Contains(body, "cache warmed") {
+			t.Errorf("%s: %d, want the session's observation:\n%s", target, w.Code, body)
+		}
+		if strings.Contains(body, "ghp_") {
+			t.Errorf("%s shows the secret", target)
+		}
+	}
 }
