@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -131,24 +132,25 @@ type forgotten struct {
 
 // forgetWithSpool deletes a session (or, with session empty, a project)
 // and its hook events in the spool: the ones writeStore could not apply,
-// set aside ones and any spooled since. When the spool holds anything, the
+// set aside ones and any spooled since, even while the delete ran. The
 // spool's drain lock is taken first (waiting as a command's drain does) and
 // held until the purge is done, so that no hook applies a spooled event of
 // what is being forgotten between the delete and the purge. Without the
-// lock nothing is deleted.
+// lock nothing is deleted. A spool path that is not a folder holds nothing
+// and takes nothing: the delete goes ahead alone.
 func forgetWithSpool(ctx context.Context, db *store.DB, session, project string) (forgotten, error) {
-	var (
-		total forgotten
-		err   error
-	)
-	sp := spool.Beside(db.Path())
-	if !spoolHoldsAnything(sp) {
+	var total forgotten
+	deleteIt := func() (err error) {
 		if session != "" {
 			total.Deleted, err = db.DeleteSession(ctx, session)
 		} else {
 			total.Deleted, err = db.DeleteProject(ctx, project)
 		}
-		return total, err
+		return err
+	}
+	sp := spool.Beside(db.Path())
+	if fi, err := os.Lstat(sp.Path()); err == nil && !fi.IsDir() {
+		return total, deleteIt()
 	}
 	release, ok := lockSpool(sp, time.Now().Add(cliDrainFor))
 	if !ok {
@@ -156,15 +158,11 @@ func forgetWithSpool(ctx context.Context, db *store.DB, session, project string)
 			sp.Path(), store.ErrBusy)
 	}
 	defer release()
-	if session != "" {
-		total.Deleted, err = db.DeleteSession(ctx, session)
-	} else {
-		total.Deleted, err = db.DeleteProject(ctx, project)
-	}
-	if err != nil {
+	if err := deleteIt(); err != nil {
 		return total, err
 	}
 	forgetDeleted(sp)
+	var err error
 	total.SpooledEvents, err = hook.ForgetSpooled(sp, session, project)
 	if err != nil {
 		return total, fmt.Errorf("forgot them in the database, but not every spooled hook event: %w", err)
@@ -175,17 +173,6 @@ func forgetWithSpool(ctx context.Context, db *store.DB, session, project string)
 // forgetDeleted is called between the database delete and the spool purge;
 // tests use it to act as a hook would at that moment.
 var forgetDeleted = func(spool.Dir) {}
-
-// spoolHoldsAnything reports whether the spool folder has any entry besides
-// its lock: a record, a set-aside one, or one being written.
-func spoolHoldsAnything(sp spool.Dir) bool {
-	n, failed, err := sp.Len()
-	if err != nil || n+failed > 0 {
-		return true
-	}
-	writing, err := sp.Writing()
-	return err != nil || writing > 0
-}
 
 func checkRefs(ctx context.Context, db *store.DB, refs []recordRef) error {
 	var obs []int64

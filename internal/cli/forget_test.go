@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,5 +49,32 @@ func TestForgetHoldsTheSpoolLockAcrossDeleteAndPurge(t *testing.T) {
 		if err := sp.Put(spool.NewID(time.Now()), []byte(`{"v":1,"project":"test/project"}`)); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestForgetWithAFileInTheSpoolsPlace: a spool path that is not a folder
+// holds no events; forget deletes at once instead of waiting for a lock
+// it cannot take.
+func TestForgetWithAFileInTheSpoolsPlace(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "mem.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := os.WriteFile(spool.Beside(db.Path()).Path(), []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.EnsureSession(ctx, memory.Session{ID: "s-gone", Project: "test/project", Agent: "claude",
+		StartedAt: time.Now(), LastActivityAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := forgetWithSpool(ctx, db, "s-gone", "")
+	if err != nil || got.Sessions != 1 {
+		t.Fatalf("forget: %+v, %v", got, err)
+	}
+	if waited := time.Since(start); waited >= cliDrainFor {
+		t.Errorf("forget waited %v for a lock it cannot take", waited)
 	}
 }

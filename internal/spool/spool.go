@@ -186,19 +186,6 @@ func (d Dir) SetAside(e Entry) error {
 	return os.Rename(e.path, strings.TrimSuffix(e.path, ext)+setAside)
 }
 
-// Writing returns how many records are being written (temporary files of
-// Put not yet renamed into place).
-func (d Dir) Writing() (int, error) {
-	names, err := d.names()
-	n := 0
-	for _, name := range names {
-		if isTemp(name) {
-			n++
-		}
-	}
-	return n, err
-}
-
 // isTemp reports whether name is a temporary file of Put.
 func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ext+".")
