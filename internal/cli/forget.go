@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -89,12 +90,9 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		total   forgotten
 		session = o.Session // as stored: sessionArg filtered it
 	)
-	switch {
-	case o.Session != "":
-		total.Deleted, err = db.DeleteSession(ctx, session)
-	case o.Project:
-		total.Deleted, err = db.DeleteProject(ctx, projectKey)
-	default:
+	if o.Session != "" || o.Project {
+		total, err = forgetWithSpool(ctx, db, session, projectKey)
+	} else {
 		// Check every id first so that a typo deletes nothing.
 		if err := checkRefs(ctx, db, refs); err != nil {
 			return err
@@ -109,9 +107,6 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 			}
 		}
 		total.Deleted, err = db.DeleteRecords(ctx, obs, sums)
-	}
-	if err == nil && (o.Session != "" || o.Project) {
-		total.SpooledEvents, err = forgetSpooled(db, session, projectKey)
 	}
 	if err != nil {
 		return err
@@ -135,27 +130,49 @@ type forgotten struct {
 	SpooledEvents int `json:"spooled_events"`
 }
 
-// forgetSpooled removes the spooled hook events of a forgotten session (or,
-// with session empty, project): the ones writeStore could not apply, set
-// aside ones and any spooled since. It waits for the spool's drain lock as
-// a command's drain does.
-func forgetSpooled(db *store.DB, session, project string) (int, error) {
+// forgetWithSpool deletes a session (or, with session empty, a project)
+// and its hook events in the spool: the ones writeStore could not apply,
+// set aside ones and any spooled since, even while the delete ran. The
+// spool's drain lock is taken first (waiting as a command's drain does) and
+// held until the purge is done, so that no hook applies a spooled event of
+// what is being forgotten between the delete and the purge. Without the
+// lock nothing is deleted. A spool path that is not a folder holds nothing
+// and takes nothing: the delete goes ahead alone.
+func forgetWithSpool(ctx context.Context, db *store.DB, session, project string) (forgotten, error) {
+	var total forgotten
+	deleteIt := func() (err error) {
+		if session != "" {
+			total.Deleted, err = db.DeleteSession(ctx, session)
+		} else {
+			total.Deleted, err = db.DeleteProject(ctx, project)
+		}
+		return err
+	}
 	sp := spool.Beside(db.Path())
-	if n, failed, _ := sp.Len(); n+failed == 0 {
-		return 0, nil
+	if fi, err := os.Lstat(sp.Path()); err == nil && !fi.IsDir() {
+		return total, deleteIt()
 	}
 	release, ok := lockSpool(sp, time.Now().Add(cliDrainFor))
 	if !ok {
-		return 0, fmt.Errorf("forgot them in the database, but another process kept applying the hook events spooled in %s; "+
-			"once it is done, delete the files there that name what you forgot: %w", sp.Path(), store.ErrBusy)
+		return total, fmt.Errorf("forgot nothing: another process kept applying the hook events spooled in %s; try again: %w",
+			sp.Path(), store.ErrBusy)
 	}
 	defer release()
-	n, err := hook.ForgetSpooled(sp, session, project)
-	if err != nil {
-		return n, fmt.Errorf("forgot them in the database, but not every spooled hook event: %w", err)
+	if err := deleteIt(); err != nil {
+		return total, err
 	}
-	return n, nil
+	forgetDeleted(sp)
+	var err error
+	total.SpooledEvents, err = hook.ForgetSpooled(sp, session, project)
+	if err != nil {
+		return total, fmt.Errorf("forgot them in the database, but not every spooled hook event: %w", err)
+	}
+	return total, nil
 }
+
+// forgetDeleted is called between the database delete and the spool purge;
+// tests use it to act as a hook would at that moment.
+var forgetDeleted = func(spool.Dir) {}
 
 func checkRefs(ctx context.Context, db *store.DB, refs []recordRef) error {
 	var obs []int64

@@ -142,9 +142,22 @@ func Remove(path string) error {
 // Shred overwrites a regular file's content with zeros, syncs it and
 // deletes it, so that what it held does not stay in blocks the file system
 // frees (on file systems that write in place; a copy-on-write or flash
-// file system may keep older blocks all the same). A link, FIFO, device or
-// directory is refused; a missing file is no error.
+// file system may keep older blocks all the same). A link (symbolic, or a
+// junction), FIFO, device or directory is refused, checked on the name
+// itself before it is opened and on what was opened after; a missing file
+// is no error. A file with other names (hard links) is not overwritten,
+// since they would read zeros: only this name is deleted.
 func Shred(path string) error {
+	li, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !li.Mode().IsRegular() {
+		return notRegular(path, li.Mode())
+	}
 	f, err := openWriteNonBlocking(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -153,6 +166,13 @@ func Shred(path string) error {
 		return err
 	}
 	fi, err := f.Stat()
+	if err == nil && !os.SameFile(li, fi) {
+		err = &fs.PathError{Op: "refusing", Path: path, Err: errors.New("it was replaced while being opened")}
+	}
+	if err == nil && links(f, fi) > 1 {
+		f.Close()
+		return Remove(path)
+	}
 	if err == nil {
 		zeros := make([]byte, 64<<10)
 		for left := fi.Size(); left > 0 && err == nil; left -= int64(len(zeros)) {

@@ -217,18 +217,33 @@ func TestInside(t *testing.T) {
 
 func TestShred(t *testing.T) {
 	root, outside := tree(t)
-	// A second name of the file shows what became of its blocks.
-	p, seen := filepath.Join(root, "record"), filepath.Join(root, "record-seen")
+	// A descriptor opened before shows what became of the file's blocks.
+	p := filepath.Join(root, "record")
 	write(t, p, "token=s3cr3t and more text than one write")
-	must(t, os.Link(p, seen))
+	seen, err := os.Open(p)
+	must(t, err)
+	defer seen.Close()
 	must(t, Shred(p))
 	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("shredded file still there: %v", err)
 	}
-	b, err := os.ReadFile(seen)
+	b, err := io.ReadAll(seen)
 	must(t, err)
 	if len(b) != len("token=s3cr3t and more text than one write") || string(b) != string(make([]byte, len(b))) {
 		t.Errorf("content after Shred: %q, want as many zero bytes", b)
+	}
+	// A file with another name (a hard link): only this name goes; the
+	// other keeps its content.
+	other := filepath.Join(t.TempDir(), "elsewhere")
+	write(t, other, "someone else's file")
+	linked := filepath.Join(root, "hard-link")
+	must(t, os.Link(other, linked))
+	must(t, Shred(linked))
+	if _, err := os.Lstat(linked); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("hard link still there: %v", err)
+	}
+	if b, err := os.ReadFile(other); err != nil || string(b) != "someone else's file" {
+		t.Errorf("the file's other name after Shred: %q, %v", b, err)
 	}
 	must(t, Shred(filepath.Join(root, "missing")))
 	for _, name := range []string{"out-link", "fifo", "sub"} {

@@ -35,3 +35,11 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// links returns how many names the open file f has (fi is its Stat).
+func links(_ *os.File, fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

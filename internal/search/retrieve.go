@@ -208,8 +208,13 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 // window rows overall), the rows among them that pass the filters, newest
 // first. When fewer than need pass (a date, project or other filter that
 // the newest rows miss), the unit's older rows that pass are read until
-// need of them are found or none are left: a filter never hides the older
-// rows that pass it.
+// need of them are found, none are left or scopeWalkRows of them were
+// looked at: a filter hides no older row that passes it among those, and
+// the walk's cost does not grow with the table (README).
+// scopeWalkRows bounds how many older rows of one common word
+// newestInScope looks at, per word and kind.
+const scopeWalkRows = 4000
+
 func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int) (map[string][]Candidate, error) {
 	var ids []int64
 	seen := map[int64]bool{}
@@ -238,7 +243,7 @@ func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[
 			}
 		}
 		if len(rows) < need {
-			older, err := src.NewestIn(ctx, q, k, u, window[len(window)-1], need-len(rows))
+			older, err := src.NewestIn(ctx, q, k, u, window[len(window)-1], need-len(rows), scopeWalkRows)
 			if err != nil {
 				return nil, err
 			}

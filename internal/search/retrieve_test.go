@@ -89,14 +89,20 @@ func (f *fakeSource) IDRange(_ context.Context, k Kind) (lo, hi int64, err error
 	return lo, hi, nil
 }
 
-func (f *fakeSource) NewestIn(_ context.Context, q Query, k Kind, unit string, before int64, n int) ([]Candidate, error) {
-	var out []Candidate
+func (f *fakeSource) NewestIn(_ context.Context, q Query, k Kind, unit string, before int64, n, budget int) ([]Candidate, error) {
+	var walk []fakeRow
 	for _, r := range f.rows {
-		if r.id < before && f.has(r, unit) && f.passes(q, k, r) {
+		if r.id < before && f.has(r, unit) {
+			walk = append(walk, r)
+		}
+	}
+	sort.Slice(walk, func(i, j int) bool { return walk[i].id > walk[j].id })
+	var out []Candidate
+	for _, r := range walk[:min(budget, len(walk))] {
+		if f.passes(q, k, r) {
 			out = append(out, f.cand(r))
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
 	return out[:min(n, len(out))], nil
 }
 

@@ -16,8 +16,8 @@ type Source interface {
 	Newest(ctx context.Context, k Kind, unit string, n int) ([]int64, error)
 	// NewestIn returns the n newest rows of kind k that match the FTS5
 	// string unit, have an id below before and pass the filters, newest
-	// first.
-	NewestIn(ctx context.Context, q Query, k Kind, unit string, before int64, n int) ([]Candidate, error)
+	// first, looking only at the budget newest rows of unit below before.
+	NewestIn(ctx context.Context, q Query, k Kind, unit string, before int64, n, budget int) ([]Candidate, error)
 	// IDRange returns the lowest and highest id of kind k (0, 0 when empty).
 	IDRange(ctx context.Context, k Kind) (lo, hi int64, err error)
 	// Filter returns the rows among ids that pass the filters, in no set order.

@@ -186,36 +186,75 @@ func (d Dir) SetAside(e Entry) error {
 	return os.Rename(e.path, strings.TrimSuffix(e.path, ext)+setAside)
 }
 
-// Purge overwrites and deletes every record, waiting or set aside, whose
-// content match accepts (fsafe.Shred), and returns how many went. The
-// caller holds the drain lock, so that no process applies or sets aside a
-// record while it goes. A record that cannot be read is left, and said.
+// isTemp reports whether name is a temporary file of Put.
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ext+".")
+}
+
+// purgeWait bounds how long Purge waits for a record being written to get
+// its content: Put writes it in one write right after creating the file.
+const purgeWait = time.Second
+
+// Purge overwrites and deletes every record, waiting, set aside or being
+// written, whose content match accepts (fsafe.Shred), and returns how many
+// went. The caller holds the drain lock, so that no process applies or sets
+// aside a record while it goes. A record being written whose file is still
+// empty is waited for (purgeWait); one that matches is shredded before Put
+// renames it, and that Put fails. A record that cannot be read is left, and
+// said.
 func (d Dir) Purge(match func(data []byte) bool) (int, error) {
-	names, err := d.names()
-	if err != nil {
-		return 0, err
-	}
 	var (
-		gone int
-		errs []error
+		gone     int
+		errs     []error
+		deadline = time.Now().Add(purgeWait)
 	)
-	for _, n := range names {
-		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ext) && !strings.HasSuffix(n, setAside) {
-			continue
+	for {
+		names, err := d.names()
+		if err != nil {
+			return gone, err
 		}
-		p := filepath.Join(d.path, n)
-		data, err := fsafe.ReadFile(p, MaxRecord)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err == nil && match(data) {
-			if err = fsafe.Shred(p); err == nil {
-				gone++
+		pending := false
+		errs = errs[:0]
+		for _, n := range names {
+			temp := isTemp(n)
+			if !temp && (strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ext) && !strings.HasSuffix(n, setAside)) {
+				continue
+			}
+			p := filepath.Join(d.path, n)
+			data, err := fsafe.ReadFile(p, MaxRecord)
+			if errors.Is(err, fs.ErrNotExist) {
+				pending = pending || temp // renamed into place meanwhile: look again
+				continue
+			}
+			if err == nil && temp && len(data) == 0 {
+				if fi, serr := os.Lstat(p); serr == nil && time.Since(fi.ModTime()) < staleTemp {
+					pending = true // created, not written yet
+				}
+				continue
+			}
+			if err == nil && match(data) && temp {
+				// Take it from its writer first: once renamed here, the
+				// writer's rename into the queue fails.
+				if rerr := os.Rename(p, p+".forget"); errors.Is(rerr, fs.ErrNotExist) {
+					pending = true // it reached the queue meanwhile
+					continue
+				} else if rerr != nil {
+					err = rerr
+				}
+				p += ".forget"
+			}
+			if err == nil && match(data) {
+				if err = fsafe.Shred(p); err == nil {
+					gone++
+				}
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("spooled record %s: %w", n, err))
 			}
 		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("spooled record %s: %w", n, err))
+		if !pending || time.Now().After(deadline) {
+			return gone, errors.Join(errs...)
 		}
+		time.Sleep(2 * time.Millisecond) // a Put is between two system calls
 	}
-	return gone, errors.Join(errs...)
 }

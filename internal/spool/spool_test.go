@@ -116,8 +116,8 @@ func TestPurgeRemovesMatchingRecordsWaitingOrSetAside(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, err := d.Purge(func(b []byte) bool { return strings.HasPrefix(string(b), "forget me") })
-	if err != nil || n != 2 {
-		t.Fatalf("Purge: %d, %v; want 2", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("Purge: %d, %v; want 3", n, err)
 	}
 	waiting, failed, err := d.Len()
 	if err != nil || waiting != 1 || failed != 1 {
@@ -126,11 +126,45 @@ func TestPurgeRemovesMatchingRecordsWaitingOrSetAside(t *testing.T) {
 	names, _ := d.names()
 	for _, name := range names {
 		b, _ := os.ReadFile(filepath.Join(d.Path(), name))
-		if strings.HasPrefix(string(b), "forget me") && !strings.HasPrefix(name, ".") {
+		if strings.HasPrefix(string(b), "forget me") {
 			t.Errorf("%s still holds %q", name, b)
 		}
 	}
-	if _, err := os.Stat(temp); err != nil {
-		t.Errorf("a temporary file of a write under way was touched: %v", err)
+	if _, err := os.Lstat(temp); err == nil {
+		t.Errorf("the record being written (%s) was left to be renamed into the queue", temp)
+	}
+}
+
+// TestPurgeWaitsForARecordBeingWritten: a record created but not written yet
+// when Purge starts is waited for, and purged whether its write lands while
+// it is a temporary file or after it is renamed into the queue.
+func TestPurgeWaitsForARecordBeingWritten(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	if err := d.ensure(); err != nil {
+		t.Fatal(err)
+	}
+	id := NewID(time.Now())
+	f, err := os.CreateTemp(d.Path(), "."+id+ext+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { // the rest of a Put
+		_, err := f.Write([]byte("forget me"))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), filepath.Join(d.Path(), id+ext))
+		}
+		done <- err
+	}()
+	n, err := d.Purge(func(b []byte) bool { return string(b) == "forget me" })
+	putErr := <-done
+	if err != nil || n != 1 {
+		t.Fatalf("Purge: %d, %v; want 1 (the Put: %v)", n, err, putErr)
+	}
+	if names, _ := d.names(); len(names) != 0 {
+		t.Fatalf("left %v", names)
 	}
 }

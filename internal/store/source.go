@@ -60,20 +60,31 @@ func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) 
 	return ids, nil
 }
 
-// NewestIn walks the unit's rows from before down (the CROSS JOIN keeps
-// the full-text index the outer loop, in rowid order) and stops at the nth
-// that passes the filters.
-func (s *source) NewestIn(ctx context.Context, q search.Query, k search.Kind, unit string, before int64, n int) ([]search.Candidate, error) {
+// NewestIn walks the unit's newest budget rows from before down (the
+// full-text index read in rowid order, stopping after budget rows) and
+// keeps the first n that pass the filters. With an end date, the walk
+// starts below the newest row of any word that passes the filters: every
+// row above it fails them, however many there are.
+func (s *source) NewestIn(ctx context.Context, q search.Query, k search.Kind, unit string, before int64, n, budget int) ([]search.Candidate, error) {
 	sc, err := s.scope(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
+	if !sc.Until.IsZero() {
+		var top int64
+		if err := s.tx.GetContext(ctx, &top, `SELECT coalesce((SELECT t.id FROM `+kt.table+` t WHERE `+where+`
+			ORDER BY t.id DESC LIMIT 1), 0)`, args...); err != nil {
+			return nil, fmt.Errorf("reading %s ids: %w", kt.table, err)
+		}
+		before = min(before, top+1)
+	}
 	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
-		FROM `+kt.fts+` CROSS JOIN `+kt.table+` t ON t.id = `+kt.fts+`.rowid
-		WHERE `+kt.fts+` MATCH ? AND `+kt.fts+`.rowid < ? AND `+where+` ORDER BY `+kt.fts+`.rowid DESC LIMIT ?`,
-		append(append([]any{unit, before}, args...), n)...)
+		FROM (SELECT rowid AS id FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?) w
+		CROSS JOIN `+kt.table+` t ON t.id = w.id
+		WHERE `+where+` ORDER BY w.id DESC LIMIT ?`,
+		append(append([]any{unit, before, budget}, args...), n)...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
