@@ -69,7 +69,7 @@ func openFileArg(field, path string) (*os.File, error) {
 // command given the id the editor knows finds that session, and neither
 // stores nor prints a secret the id holds.
 func SessionArg(id *string) error {
-	v, err := privacy.SessionID("--session", *id)
+	v, err := privacy.GivenSessionID("--session", *id)
 	if err != nil {
 		return UsageErr(err)
 	}

@@ -309,7 +309,7 @@ func jsonProblem(err error) string {
 }
 
 func checkSession(s *memory.Session) error {
-	id, err := privacy.SessionID("id", s.ID)
+	id, err := privacy.GivenSessionID("id", s.ID)
 	if err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func checkSummary(s *memory.Summary) error {
 	if err := memory.ValidateKey("uuid", "uuid", s.UUID); err != nil {
 		return err
 	}
-	id, err := privacy.SessionID("session_id", s.SessionID)
+	id, err := privacy.GivenSessionID("session_id", s.SessionID)
 	if err != nil {
 		return err
 	}
@@ -373,7 +373,7 @@ func checkPrompt(p *memory.Prompt) error {
 	if err := memory.ValidateKey("uuid", "uuid", p.UUID); err != nil {
 		return err
 	}
-	id, err := privacy.SessionID("session_id", p.SessionID)
+	id, err := privacy.GivenSessionID("session_id", p.SessionID)
 	if err != nil {
 		return err
 	}

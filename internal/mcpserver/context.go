@@ -94,7 +94,7 @@ func (s *Server) readSession(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	id, err := privacy.SessionID("id", raw)
+	id, err := privacy.GivenSessionID("id", raw)
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}

@@ -120,7 +120,7 @@ func (s *Server) searchQuery(in SearchInput) (search.Query, error) {
 		return q, memory.Invalid("project, all_projects", "one of them, not both", q.Project)
 	}
 	if strings.TrimSpace(in.Session) != "" {
-		id, err := privacy.SessionID("session", in.Session)
+		id, err := privacy.GivenSessionID("session", in.Session)
 		if err != nil {
 			return q, err
 		}
@@ -174,7 +174,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 		return nil, TimelineOutput{}, memory.Invalid("id", "an observation id such as 123", fmt.Sprint(in.ID))
 	}
 	if in.Session != "" {
-		id, err := privacy.SessionID("session", in.Session)
+		id, err := privacy.GivenSessionID("session", in.Session)
 		if err != nil {
 			return nil, TimelineOutput{}, err
 		}

@@ -71,7 +71,7 @@ func New(o Options) (*Server, error) {
 	}
 	if o.Session != "" {
 		// Stored as the hooks store it: an id holding a secret is filtered.
-		id, err := privacy.SessionID("--session", o.Session)
+		id, err := privacy.GivenSessionID("--session", o.Session)
 		if err != nil {
 			return nil, err
 		}

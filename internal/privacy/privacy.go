@@ -214,3 +214,14 @@ func SessionID(field, id string) (string, error) {
 	}
 	return key, nil
 }
+
+// GivenSessionID is SessionID for an id a person, an agent's tool call or
+// an import file gives: one with control characters is bad input there,
+// refused (the message quotes it filtered, its control characters escaped
+// by the quoting), where an editor's is kept escaped.
+func GivenSessionID(field, id string) (string, error) {
+	if termsafe.HasControl(id) {
+		return "", memory.Invalid(field, "a session id of at most 200 characters without control characters", filterID(id))
+	}
+	return SessionID(field, id)
+}

@@ -209,7 +209,7 @@ func searchQuery(v url.Values, key string, now time.Time) (search.Query, searchF
 	q := search.Query{Text: f.Q, Project: key, File: f.File, Limit: pageSize}
 	if f.Session != "" {
 		// The key the session is stored under, as every command maps it.
-		id, err := privacy.SessionID("session", f.Session)
+		id, err := privacy.GivenSessionID("session", f.Session)
 		if err != nil {
 			return q, f, err
 		}
@@ -279,7 +279,7 @@ type pendingEntry struct {
 
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	id, err := privacy.SessionID("id", r.URL.Query().Get("id"))
+	id, err := privacy.GivenSessionID("id", r.URL.Query().Get("id"))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -512,7 +512,7 @@ func agentRequest(v url.Values, f *agentForm) (recall.Request, error) {
 		req.Budget, f.Budget = n, n
 	}
 	if f.Session != "" {
-		id, err := privacy.SessionID("session", f.Session)
+		id, err := privacy.GivenSessionID("session", f.Session)
 		if err != nil {
 			return req, err
 		}
