@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -91,13 +90,7 @@ func (h flatHooks) install(p *Plan, arg, bin string) error {
 		list, _ := hooks.vals[ev.name].([]any)
 		hooks.set(ev.name, append(list, entry))
 	}
-	for _, ev := range emptied {
-		if list, _ := hooks.vals[ev].([]any); len(list) == 0 {
-			hooks.del(ev) // an event mem no longer listens to
-		}
-	}
-	p.After = encode(doc)
-	p.Changed = p.Before == nil || !bytes.Equal(normalize(p.Before), p.After)
+	p.settle(doc, hooks, emptied)
 	return nil
 }
 

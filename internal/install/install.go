@@ -168,14 +168,21 @@ func (h jsonHooks) install(p *Plan, arg, bin string) error {
 		}
 		hooks.set(ev.name, append(groups, group))
 	}
+	p.settle(doc, hooks, emptied)
+	return nil
+}
+
+// settle finishes an install into doc: the events in emptied that hold no
+// entry any more go (mem no longer listens to them), and p gets the new
+// content and whether it differs.
+func (p *Plan) settle(doc, hooks *object, emptied []string) {
 	for _, ev := range emptied {
-		if groups, _ := hooks.vals[ev].([]any); len(groups) == 0 {
-			hooks.del(ev) // an event mem no longer listens to
+		if list, _ := hooks.vals[ev].([]any); len(list) == 0 {
+			hooks.del(ev)
 		}
 	}
 	p.After = encode(doc)
 	p.Changed = p.Before == nil || !bytes.Equal(normalize(p.Before), p.After)
-	return nil
 }
 
 // parseSettings parses a JSON settings file's content (an empty object for
