@@ -31,9 +31,7 @@ func HookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
 			block, _, err := promptContext(ctx, cfg, now, db, ts, t.Event.Prompt, limit)
 			return block, err
 		case hook.KindTool:
-			deliver := t.Event.Agent == hook.AgentClaude || t.Event.Agent == hook.AgentGemini ||
-				t.Event.Agent == hook.AgentCopilot && t.Event.Name == "PostToolUse"
-			block, _, err := fileContext(ctx, cfg, now, db, ts, t.Read, t.Edited, deliver, limit)
+			block, _, err := fileContext(ctx, cfg, now, db, ts, t.Read, t.Edited, t.Event.ContextAfterTool, limit)
 			return block, err
 		}
 		return "", nil

@@ -86,12 +86,9 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 	if err != nil {
 		return err
 	}
-	var (
-		total   forgotten
-		session = o.Session // as stored: sessionArg filtered it
-	)
+	var total forgotten
 	if o.Session != "" || o.Project {
-		total, err = forgetWithSpool(ctx, db, session, projectKey)
+		total, err = forgetWithSpool(ctx, db, o.Session, projectKey) // o.Session as stored: SessionArg mapped it
 	} else {
 		// Check every id first so that a typo deletes nothing.
 		if err := checkRefs(ctx, db, refs); err != nil {

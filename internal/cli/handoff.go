@@ -93,12 +93,7 @@ func (a *App) fullBinary() (string, error) {
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
-	self, err := os.Executable()
-	if err == nil {
-		if real, err := filepath.EvalSymlinks(self); err == nil {
-			self = real
-		}
-	}
+	self, _ := selfPath()
 	dirs := filepath.SplitList(a.Getenv("PATH"))
 	if self != "" {
 		dirs = append([]string{filepath.Dir(self)}, dirs...)
@@ -201,12 +196,9 @@ func (a *App) fullEnv(handedTo string) []string {
 // resolved), or, when this is mem-full, the mem beside it, whose calls start
 // without what only mem-full links.
 func ownMem() (string, error) {
-	self, err := os.Executable()
+	self, err := selfPath()
 	if err != nil {
 		return "", err
-	}
-	if r, err := filepath.EvalSymlinks(self); err == nil {
-		self = r
 	}
 	name := filepath.Base(self)
 	base := strings.TrimSuffix(name, ".exe")
@@ -216,6 +208,18 @@ func ownMem() (string, error) {
 	mem := filepath.Join(filepath.Dir(self), "mem"+strings.TrimPrefix(name, base))
 	if fi, err := os.Stat(mem); err == nil && fi.Mode().IsRegular() {
 		return mem, nil
+	}
+	return self, nil
+}
+
+// selfPath is this binary's path, links resolved.
+func selfPath() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
 	}
 	return self, nil
 }

@@ -48,9 +48,11 @@ arrived, each once. mem doctor counts the events waiting.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// Flags are the hook's own to parse: help is asked for only
 			// with no agent named, as no editor calls it.
-			if agent, _ := hookArgs(args); agent == "" && (slices.Contains(args, "--help") || slices.Contains(args, "-h")) {
-				cmd.SetOut(app.Out) // Main discards cobra's own output for mem hook
-				return cmd.Help()
+			if slices.Contains(args, "--help") || slices.Contains(args, "-h") {
+				if agent, _ := hookArgs(args); agent == "" {
+					cmd.SetOut(app.Out) // Main discards cobra's own output for mem hook
+					return cmd.Help()
+				}
 			}
 			runHook(cmd.Context(), app, args, time.Now())
 			return nil

@@ -165,12 +165,13 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 	pf.BoolVar(&app.JSON, "json", false, "print JSON")
 
 	all := commands()
+	own := len(all)
 	for _, c := range fullOnly {
 		all = append(all, Command{c.name, func(a *App) *cobra.Command { return handoffCmd(a, c.name, c.short) }})
 	}
 	for _, f := range full {
 		i := slices.IndexFunc(all, func(c Command) bool { return c.Name == f.Name })
-		if i < len(commands()) {
+		if i < own {
 			panic("cli: " + f.Name + " is not among the commands mem hands over (fullOnly)")
 		}
 		all[i] = f
@@ -178,15 +179,10 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 	if len(full) > 0 && len(full) != len(fullOnly) {
 		panic("cli: mem-full must hold every command of fullOnly")
 	}
-	if name := commandOf(args); name != "" {
-		for _, c := range all {
-			if c.Name == name {
-				root.CompletionOptions.DisableDefaultCmd = true
-				root.AddCommand(c.New(app))
-				wrapArgs(root)
-				return root
-			}
-		}
+	name := commandOf(args)
+	if i := slices.IndexFunc(all, func(c Command) bool { return c.Name == name }); name != "" && i >= 0 {
+		root.CompletionOptions.DisableDefaultCmd = true
+		all = all[i : i+1]
 	}
 	for _, c := range all {
 		root.AddCommand(c.New(app))

@@ -58,6 +58,7 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 		return ev, nil
 	}
 	ev.AgentType = text(e.AgentType)
+	ev.ContextAfterTool = c.agent == AgentClaude && ev.Kind == KindTool // Codex takes none there
 	if c.projectEnv != "" {
 		ev.ProjectDir = getenv(c.projectEnv)
 	}

@@ -41,6 +41,34 @@ func TestAdaptersSayHowTheirAgentCompacts(t *testing.T) {
 	}
 }
 
+// TestAdaptersSayWhereToolContextGoes: the agents whose reply to a tool
+// event reaches the model say so on the event; the others' file context
+// waits for the next prompt.
+func TestAdaptersSayWhereToolContextGoes(t *testing.T) {
+	for _, tc := range []struct {
+		agent, event string
+		after        bool
+	}{
+		{"claude", `{"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Read"}`, true},
+		{"claude", `{"hook_event_name":"PostToolUseFailure","session_id":"s","tool_name":"Bash"}`, true},
+		{"claude", `{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"p"}`, false},
+		{"codex", `{"hook_event_name":"PostToolUse","session_id":"s","tool_name":"shell"}`, false},
+		{"gemini", `{"hook_event_name":"AfterTool","session_id":"s","tool_name":"read_file"}`, true},
+		{"copilot", `{"hook_event_name":"PostToolUse","session_id":"s","tool_name":"view"}`, true},
+		{"copilot", `{"hook_event_name":"PostToolUseFailure","session_id":"s","tool_name":"bash"}`, false},
+		{"cursor", `{"hook_event_name":"afterFileEdit","conversation_id":"s","file_path":"/w/a.go"}`, false},
+		{"opencode", `{"event":"tool.execute.after","sessionID":"s","tool":"read"}`, false},
+	} {
+		ev, err := Adapters()[tc.agent].Decode([]byte(tc.event), func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.agent, tc.event, err)
+		}
+		if ev.ContextAfterTool != tc.after {
+			t.Errorf("%s %s: context after the tool %v, want %v", tc.agent, tc.event, ev.ContextAfterTool, tc.after)
+		}
+	}
+}
+
 // TestClaudeAndCopilotDecodeApart: the decoding Claude Code and Copilot
 // share keeps each one's own fields to itself.
 func TestClaudeAndCopilotDecodeApart(t *testing.T) {

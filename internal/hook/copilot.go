@@ -42,6 +42,7 @@ func (copilot) Decode(data []byte, _ func(string) string) (Event, error) {
 	switch ev.Kind {
 	case KindTool:
 		ev.Call.Response = copilotResult(e.ToolResult)
+		ev.ContextAfterTool = ev.Name == "PostToolUse"
 	case KindPreCompact:
 		// Copilot takes no context here, and every PreCompact, manual or
 		// automatic, compacts: checkpoint, and give the compaction block
@@ -66,8 +67,9 @@ func copilotResult(raw json.RawMessage) json.RawMessage {
 	if json.Unmarshal(raw, &r) != nil || r.Text == nil {
 		return raw
 	}
-	out := map[string]any{"output": text(r.Text)}
-	if m := copilotExit.Get().FindStringSubmatch(text(r.Text)); m != nil {
+	output := text(r.Text)
+	out := map[string]any{"output": output}
+	if m := copilotExit.Get().FindStringSubmatch(output); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil {
 			out["exit_code"] = n
 		}

@@ -101,7 +101,7 @@ func TestCopilotAndCursorDecode(t *testing.T) {
 		{"copilot shell", Copilot(), nil,
 			`{"hook_event_name":"PostToolUse","session_id":"p1","cwd":"/w","tool_name":"Bash","tool_input":{"command":"go test ./..."},` +
 				`"tool_result":{"result_type":"success","text_result_for_llm":"FAIL\n<shellId: 0 completed with exit code 1>"}}`,
-			Event{Agent: AgentCopilot, Name: "PostToolUse", Kind: KindTool, SessionID: "p1", Cwd: "/w"}},
+			Event{Agent: AgentCopilot, Name: "PostToolUse", Kind: KindTool, SessionID: "p1", Cwd: "/w", ContextAfterTool: true}},
 		{"copilot failure", Copilot(), nil,
 			`{"hook_event_name":"PostToolUseFailure","session_id":"p1","cwd":"/w","tool_name":"Edit","tool_input":{"path":"/w/a.go"},"error":"no match"}`,
 			Event{Agent: AgentCopilot, Name: "PostToolUseFailure", Kind: KindTool, SessionID: "p1", Cwd: "/w"}},

@@ -66,6 +66,10 @@ type Event struct {
 	// CheckpointFirst is set on a compacted event that comes before the
 	// compaction rather than after it: the session is checkpointed first.
 	CheckpointFirst bool `json:",omitempty"`
+	// ContextAfterTool is set by the adapter of an agent whose reply to
+	// this tool event reaches the model: the files' context is given (and
+	// consumed) with it, not left pending for the next prompt.
+	ContextAfterTool bool `json:",omitempty"`
 }
 
 // Reply is what mem answers.

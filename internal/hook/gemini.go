@@ -33,7 +33,7 @@ func (gemini) Decode(data []byte, getenv func(string) string) (Event, error) {
 	case "BeforeAgent":
 		ev.Kind, ev.Prompt, ev.CompactionAtPrompt = KindPrompt, text(e.Prompt), true
 	case "AfterTool":
-		ev.Kind, ev.Call = KindTool, e.call()
+		ev.Kind, ev.Call, ev.ContextAfterTool = KindTool, e.call(), true
 	case "PreCompress":
 		// Gemini takes no context here: checkpoint now, and give the
 		// compaction block with the next prompt. It fires an automatic

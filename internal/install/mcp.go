@@ -127,11 +127,8 @@ func editCodexMCP(old []byte, table string, remove bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	end := "\n" // the file's own line end, from its first line
-	if len(d.lines) > 0 {
-		end = lineEnd(d.lines[0])
-		table = strings.ReplaceAll(table, "\n", end)
-	}
+	end := fileEnd(d.lines)
+	table = strings.ReplaceAll(table, "\n", end)
 	var kept, section []string
 	at := -1 // where mem's table was, in kept
 	for _, s := range d.sections {

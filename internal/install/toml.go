@@ -250,6 +250,14 @@ func lineEnd(l string) string {
 	return "\n"
 }
 
+// fileEnd is a file's own line end, from its first line ("\n" for none).
+func fileEnd(lines []string) string {
+	if len(lines) == 0 {
+		return "\n"
+	}
+	return lineEnd(lines[0])
+}
+
 // tomlTopLines reports, for each line of a TOML document, whether it
 // begins outside every value: not inside a multi-line string (three double
 // or single quotes) nor inside an array or inline table spread over lines.

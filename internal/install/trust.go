@@ -505,10 +505,7 @@ func editHookStates(conf []byte, hooks []HookTrust, places hookPlaces, remove bo
 		}
 	}
 	if !remove {
-		end := "\n" // the file's own line end, from its first line
-		if len(lines) > 0 {
-			end = lineEnd(lines[0])
-		}
+		end := fileEnd(lines)
 		for _, h := range hooks {
 			if found[h.Key] {
 				continue
