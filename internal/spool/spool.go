@@ -232,7 +232,8 @@ func (d Dir) Purge(match func(data []byte) bool) (int, error) {
 				}
 				continue
 			}
-			if err == nil && match(data) && temp {
+			hit := err == nil && match(data)
+			if hit && temp {
 				// Take it from its writer first: once renamed here, the
 				// writer's rename into the queue fails.
 				if rerr := os.Rename(p, p+".forget"); errors.Is(rerr, fs.ErrNotExist) {
@@ -243,7 +244,7 @@ func (d Dir) Purge(match func(data []byte) bool) (int, error) {
 				}
 				p += ".forget"
 			}
-			if err == nil && match(data) {
+			if hit && err == nil {
 				if err = fsafe.Shred(p); err == nil {
 					gone++
 				}

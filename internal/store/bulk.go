@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"sync"
@@ -120,10 +119,7 @@ func (db *DB) indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) e
 	if len(ids) == 0 {
 		return nil
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
+	list := encodeIDs(ids)
 	// A larger in-memory hash for this one pass: FTS5 flushes its pending
 	// terms every 1 MB by default and then merges the small segments. 16 MB,
 	// not more: the hash is resident memory, and 64 MB took an import of
@@ -138,17 +134,15 @@ func (db *DB) indexObservations(ctx context.Context, tx *sqlx.Tx, ids []int64) e
 		if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (observations_fts) VALUES ('rebuild')`); err != nil {
 			return fmt.Errorf("rebuilding the full-text index: %w", err)
 		}
-	} else if _, err := tx.ExecContext(ctx, `INSERT INTO observations_fts (rowid, title, subtitle, narrative, facts, concepts,
-		files_read, files_modified, search_terms)
-		SELECT id, title, subtitle, narrative, facts, concepts, files_read, files_modified, search_terms
-		FROM observations WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {
-		return fmt.Errorf("indexing imported observations: %w", err)
+	} else if err := indexRows(ctx, tx, "observations",
+		"title, subtitle, narrative, facts, concepts, files_read, files_modified, search_terms", ids); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO observation_files (path, observation_id, modified)
 		SELECT f.value, o.id, 0 FROM observations o, json_each(o.files_read) f
 		WHERE o.id IN (SELECT value FROM json_each(?1))
 		UNION SELECT f.value, o.id, 1 FROM observations o, json_each(o.files_modified) f
-		WHERE o.id IN (SELECT value FROM json_each(?1))`, string(list)); err != nil {
+		WHERE o.id IN (SELECT value FROM json_each(?1))`, list); err != nil {
 		return fmt.Errorf("recording files of imported observations: %w", err)
 	}
 	return nil
@@ -171,12 +165,8 @@ func indexRows(ctx context.Context, tx *sqlx.Tx, table, cols string, ids []int64
 	if len(ids) == 0 {
 		return nil
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+`_fts (rowid, `+cols+`) SELECT id, `+cols+` FROM `+table+`
-		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, string(list)); err != nil {
+		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, encodeIDs(ids)); err != nil {
 		return fmt.Errorf("indexing imported %s: %w", table, err)
 	}
 	return nil

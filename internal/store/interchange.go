@@ -189,7 +189,7 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 					if added, err = absent(ctx, q, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,
 						p.UUID, p.SessionID, p.PromptNumber); added {
 						var id int64
-						if id, err = insertPromptID(ctx, q, &p); err == nil && big && id > 0 {
+						if id, err = insertPrompt(ctx, q, &p); err == nil && big && id > 0 {
 							newPrompts = append(newPrompts, id)
 						}
 						if err == nil {

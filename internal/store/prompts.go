@@ -25,7 +25,7 @@ func (db *DB) AddPrompt(ctx context.Context, sessionID, text string, at time.Tim
 		}
 		out = memory.Prompt{UUID: uuid.NewString(), SessionID: sessionID, Project: s.Project,
 			PromptNumber: s.PromptCount + 1, Text: text, CreatedAt: at}
-		if err := insertPrompt(ctx, tx, &out); err != nil {
+		if _, err := insertPrompt(ctx, tx, &out); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET prompt_count = ?, last_activity_at = max(last_activity_at, ?)
@@ -38,14 +38,9 @@ func (db *DB) AddPrompt(ctx context.Context, sessionID, text string, at time.Tim
 	return out, nil
 }
 
-func insertPrompt(ctx context.Context, tx querier, p *memory.Prompt) error {
-	_, err := insertPromptID(ctx, tx, p)
-	return err
-}
-
-// insertPromptID is insertPrompt that also returns the id of the row it
+// insertPrompt inserts p and returns the id of the row it
 // inserted, 0 when the prompt was already there.
-func insertPromptID(ctx context.Context, tx querier, p *memory.Prompt) (int64, error) {
+func insertPrompt(ctx context.Context, tx querier, p *memory.Prompt) (int64, error) {
 	var id any
 	if p.ID > 0 {
 		id = p.ID

@@ -40,17 +40,12 @@ func (db *DB) UpdateObservation(ctx context.Context, o memory.Observation) (memo
 		case !isNoRows(err):
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE observations SET type = ?, title = ?, subtitle = ?, narrative = ?,
+		// The row is there (above, in this transaction).
+		_, err = tx.ExecContext(ctx, `UPDATE observations SET type = ?, title = ?, subtitle = ?, narrative = ?,
 			facts = ?, concepts = ?, content_hash = ?, token_count = ?, search_terms = ? WHERE id = ? AND session_id = ?`,
 			string(o.Type), o.Title, o.Subtitle, o.Narrative, encodeList(o.Facts), encodeList(o.Concepts),
 			o.ContentHash, o.TokenCount, d.terms, o.ID, o.SessionID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return fmt.Errorf("observation #%d: %w", o.ID, memory.ErrNotFound)
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return memory.Observation{}, fmt.Errorf("editing observation #%d: %w", o.ID, err)
