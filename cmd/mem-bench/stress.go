@@ -78,6 +78,8 @@ func runStress(args []string) error {
 		{"disk-garbage", s.garbage},
 		{"bad-input", s.badInput},
 		{"hook-burst", s.hookBurst},
+		{"hook-burst-saturated", s.hookBurstSaturated},
+		{"fresh-burst", s.freshBurst},
 		{"mixed-load", s.mixedLoad},
 		{"db-locked", s.lockedHooks},
 		{"spool-kill", s.spoolKill},
@@ -91,12 +93,12 @@ func runStress(args []string) error {
 		var sk skipped
 		switch {
 		case errors.As(err, &sk):
-			fmt.Printf("SKIP %-16s %s\n", c.name, sk.why)
+			fmt.Printf("SKIP %-20s %s\n", c.name, sk.why)
 		case err != nil:
-			fmt.Printf("FAIL %-16s %v\n", c.name, err)
+			fmt.Printf("FAIL %-20s %v\n", c.name, err)
 			s.failed = append(s.failed, c.name)
 		default:
-			fmt.Printf("ok   %-16s %.1fs\n", c.name, time.Since(t0).Seconds())
+			fmt.Printf("ok   %-20s %.1fs\n", c.name, time.Since(t0).Seconds())
 		}
 	}
 	if *table != "" && len(s.badRows) > 0 {

@@ -153,6 +153,13 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	}
 	at := h.now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
+	if sw.Capture && h.Spool != nil {
+		// Durable at arrival: on disk before the database is even opened,
+		// so that a hook killed at any later point loses nothing.
+		if j.held = h.hold(j); j.held != nil {
+			settled()
+		}
+	}
 	t, busy, err := h.recordBy(ctx, j, sw.Capture, sw.Inject, settled)
 	if err != nil || busy || !sw.Inject {
 		return Reply{}, err
@@ -210,6 +217,13 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 				r = result{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 			}
 			settled()
+			// Applied, or refused for good: the record goes. Queued (the
+			// database could not take it): it stays, for the next drain.
+			if j.held != nil {
+				if err := j.held.Done(); err != nil {
+					h.logf("removing the record of event %s: %v", j.ID, err)
+				}
+			}
 			done <- r
 		}()
 		db, err := h.Open(ctx)
@@ -222,6 +236,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 			return
 		}
 		r.t = h.turn(db, j, capture, inject)
+		r.t.held = j.held
 		if capture {
 			r.busy, r.err = h.record(ctx, r.t)
 		}
@@ -348,6 +363,7 @@ type turn struct {
 	at      time.Time // when the event arrived: the time of everything it records
 	capture bool
 	inject  bool
+	held    *spool.Held // the event's record since its arrival, or nil
 	// analysis is what record made of a tool call, for the reply's file
 	// context (the files it read and changed do not depend on the session).
 	analysis *capture.Result
@@ -355,7 +371,7 @@ type turn struct {
 
 // job returns t's event as it is spooled.
 func (t *turn) job() job {
-	return job{V: jobVersion, ID: t.id, At: t.at, Dir: t.dir, Project: t.project, Root: t.root, Event: t.ev}
+	return job{V: jobVersion, ID: t.id, At: t.at, Dir: t.dir, Project: t.project, Root: t.root, Event: t.ev, held: t.held}
 }
 
 // record does what the event changes in the database.

@@ -19,10 +19,6 @@ import (
 	"github.com/memhq/mem/internal/termsafe"
 )
 
-// MaxEvent is the largest event read from stdin; a larger one is dropped
-// (logged), since no tool result worth remembering needs more.
-const MaxEvent = 64 << 20
-
 // EditorTimeout is the timeout mem install gives the editors for a hook:
 // past it the editor kills the process.
 const EditorTimeout = 5 * time.Second
@@ -111,12 +107,9 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 }
 
 func (r *Runner) handle(ctx context.Context, in io.Reader, settled func()) outcome {
-	data, err := io.ReadAll(io.LimitReader(in, MaxEvent+1))
+	data, err := readEvent(in)
 	if err != nil {
 		return outcome{err: fmt.Errorf("reading the event: %w", err)}
-	}
-	if len(data) > MaxEvent {
-		return outcome{err: fmt.Errorf("event larger than %d MiB: ignored", MaxEvent>>20)}
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return outcome{err: errors.New("empty event: ignored")}

@@ -26,6 +26,9 @@ type job struct {
 	Project string    `json:"project"` // the project key
 	Root    string    `json:"root"`    // the project's work tree root
 	Event   Event     `json:"event"`
+	// held is the record written at arrival (nil when there is none):
+	// spooling the event queues it.
+	held *spool.Held
 }
 
 // KeepApplied is how long the ids of applied events are kept. An id is only
@@ -55,9 +58,16 @@ func (h *Handler) spoolFor(j job, err error) error {
 	return fmt.Errorf("event spooled as %s, to be applied once the database takes writes again: %w", j.ID, err)
 }
 
-// spool writes j to the spool. Spooling is how a busy database is met, not
-// a problem: it is not logged. A failed write loses the event, and says so.
+// spool writes j to the spool, or queues the record written at its
+// arrival. Spooling is how a busy database is met, not a problem: it is not
+// logged. A failed write loses the event, and says so.
 func (h *Handler) spool(j job, why string) error {
+	if j.held != nil {
+		if err := j.held.Queue(); err != nil {
+			return fmt.Errorf("event lost: %s, and spooling it failed: %w", why, err)
+		}
+		return nil
+	}
 	data, err := json.Marshal(j)
 	if err == nil {
 		err = h.Spool.Put(j.ID, data)
@@ -66,6 +76,24 @@ func (h *Handler) spool(j job, why string) error {
 		return fmt.Errorf("event lost: %s, and spooling it failed: %w", why, err)
 	}
 	return nil
+}
+
+// hold writes j to the spool as it arrives, held by this process
+// (spool.Held): it stays out of the queue while the process applies it, and
+// joins it if the process ends first. A failed write is logged, and the
+// event handled as before: spooled only if the database cannot take it.
+func (h *Handler) hold(j job) *spool.Held {
+	data, err := json.Marshal(j)
+	if err != nil {
+		h.logf("event %s not written at arrival: %v", j.ID, err)
+		return nil
+	}
+	held, err := h.Spool.Hold(j.ID, data)
+	if err != nil {
+		h.logf("event %s not written at arrival: %v", j.ID, err)
+		return nil
+	}
+	return held
 }
 
 // Drain applies the spooled events, oldest first, until the spool is empty
