@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -307,4 +308,90 @@ func halfWritten(db string) ([]string, error) {
 func lastLines(s string, n int) string {
 	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
+
+// drainStart: session starts that apply the events queued while another
+// process held the database (48 a round: prompts and edits), on a database
+// of 20,000 imported observations. Reported: the CPU and wall time of each
+// such session start, and the events left; nothing may be lost.
+func (s *stress) drainStart() error {
+	if s.short && s.only == "" {
+		return skipped{"a measurement (half a minute): -only drain-start runs it"}
+	}
+	db := filepath.Join(s.dir, "drain-start.db")
+	f, _, err := s.importFile("drain-start.jsonl", s.n(20000, 100000))
+	if err != nil {
+		return err
+	}
+	if r := s.run(db, nil, "import", f); r.Code != 0 {
+		return fmt.Errorf("import: exit %d: %s", r.Code, r.Stderr)
+	}
+	start, err := claudeEvent(s.fixtures, "session-start-startup.json")
+	if err != nil {
+		return err
+	}
+	want := map[string][]string{}
+	var cpus, walls []time.Duration
+	rounds := s.n(8, 20)
+	for round := range rounds {
+		unlock, err := holdLockUntilKilled(db)
+		if err != nil {
+			return err
+		}
+		for i := range 48 {
+			session := fmt.Sprintf("drain-%d-%d", round, i%8)
+			text := fmt.Sprintf("round %d event %d: why does the refund handler retry %d times", round, i, i)
+			in, err := s.promptEvent(session, text)
+			if err != nil {
+				return err
+			}
+			s.run(db, in, "hook", "claude")
+			want[session] = append(want[session], text)
+		}
+		unlock()
+		r := s.run(db, start, "hook", "claude")
+		if r.Code != 0 {
+			return fmt.Errorf("session start: exit %d: %s", r.Code, r.Stderr)
+		}
+		cpus, walls = append(cpus, r.CPU), append(walls, r.Wall)
+	}
+	left := spoolLen(db)
+	if err := s.drain(db); err != nil {
+		return err
+	}
+	lost, doubled, misordered, err := promptCheck(db, want)
+	if err != nil {
+		return err
+	}
+	slices.Sort(cpus)
+	slices.Sort(walls)
+	fmt.Printf("     %d session starts, each after 48 queued events: cpu p50 %s max %s ms, wall p50 %s max %s ms; %d events left for the next process; lost %d, doubled %d, out of order %d; load %s\n",
+		rounds, ms(percentile(cpus, 50)), ms(cpus[len(cpus)-1]), ms(percentile(walls, 50)), ms(walls[len(walls)-1]), left, lost, doubled, misordered, loadavg())
+	if lost+doubled+misordered > 0 {
+		return fmt.Errorf("%d events lost, %d doubled, %d out of order", lost, doubled, misordered)
+	}
+	return nil
+}
+
+// holdLockUntilKilled starts hold-lock on db, waits until it holds the
+// lock, and returns what kills it.
+func holdLockUntilKilled(db string) (unlock func(), err error) {
+	bench, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bench, "hold-lock", "-db", db, "-for", "600s")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	unlock = func() { cmd.Process.Signal(syscall.SIGKILL); cmd.Wait() }
+	if line, _ := bufio.NewReader(out).ReadString('\n'); strings.TrimSpace(line) != "locked" {
+		unlock()
+		return nil, fmt.Errorf("hold-lock said %q", line)
+	}
+	return unlock, nil
 }

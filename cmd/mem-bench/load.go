@@ -428,16 +428,10 @@ func (s *stress) spoolKill() error {
 	rounds := s.n(2, 10)
 	kills, midway := 0, 0
 	for round := range rounds {
-		bench, _ := os.Executable()
-		cmd := exec.Command(bench, "hold-lock", "-db", db, "-for", "600s")
-		out, err := cmd.StdoutPipe()
+		unlock, err := holdLockUntilKilled(db)
 		if err != nil {
 			return err
 		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		bufio.NewReader(out).ReadString('\n')
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for w := range 8 {
@@ -456,8 +450,7 @@ func (s *stress) spoolKill() error {
 			}()
 		}
 		wg.Wait()
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		unlock()
 		if n := spoolLen(db); n != 40 {
 			return fmt.Errorf("round %d: %d events spooled under the lock, want 40", round, n)
 		}

@@ -30,6 +30,7 @@ type stress struct {
 	fixtures string
 	failed   []string
 	rng      *rand.Rand
+	only     string      // -only: the checks asked for by name
 	badRows  [][4]string // input, command, exit, what mem said
 }
 
@@ -44,6 +45,7 @@ func runStress(args []string) error {
 	table := fs.String("table", "", "write the bad-input table (markdown) here")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "random seed for kill timings")
 	fs.Parse(args)
+	s.only = *only
 	var err error
 	if s.mem, err = filepath.Abs(s.mem); err != nil {
 		return err
@@ -80,6 +82,7 @@ func runStress(args []string) error {
 		{"hook-burst", s.hookBurst},
 		{"hook-burst-saturated", s.hookBurstSaturated},
 		{"fresh-burst", s.freshBurst},
+		{"drain-start", s.drainStart},
 		{"mixed-load", s.mixedLoad},
 		{"db-locked", s.lockedHooks},
 		{"spool-kill", s.spoolKill},

@@ -97,54 +97,85 @@ func (h *Handler) hold(j job) *spool.Held {
 }
 
 // Drain applies the spooled events, oldest first, until the spool is empty
-// or until passes; it returns how many are left. Each event is applied in
-// one transaction that also records its id, and its file is removed after
-// the commit, so an event is applied once however many processes drain at
-// the same time and wherever one is killed. Draining stops at the first
-// event the database is too busy (or too full, or read-only) for; an event
+// or until passes; it returns how many are left. The events are applied in
+// one transaction (one write lock, one commit), each in a savepoint of its
+// own that also
+// records its id, and their files are removed after the commit: an event is
+// applied once however many processes drain at the same time and wherever
+// one is killed. Draining stops at the first event the database is too
+// full (or read-only) for, keeping what was applied before it; an event
 // that cannot be applied for another reason is set aside, logged.
 func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int, error) {
 	entries, err := h.Spool.List()
 	if err != nil {
 		return 0, err
 	}
-	for i, e := range entries {
-		if time.Now().After(until) {
-			return len(entries) - i, nil
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	type refused struct {
+		e   spool.Entry
+		why error
+	}
+	var (
+		applied []spool.Entry
+		bad     []refused
+		left    int
+		stopped error
+	)
+	_, err = db.Apply(ctx, "", func(tx *store.DB) error {
+		applied, bad, left, stopped = applied[:0], bad[:0], 0, nil
+		for i, e := range entries {
+			if time.Now().After(until) {
+				left = len(entries) - i
+				return nil
+			}
+			data, err := h.Spool.Read(e)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // another process applied it meanwhile
+			}
+			if err != nil {
+				// Too large, not readable or not a file: it must not hold up
+				// every event behind it.
+				bad = append(bad, refused{e, fmt.Errorf("unreadable record: %w", err)})
+				continue
+			}
+			var j job
+			if err := json.Unmarshal(data, &j); err != nil || j.V != jobVersion {
+				bad = append(bad, refused{e, fmt.Errorf("unreadable record (version %d): %v", j.V, err)})
+				continue
+			}
+			j.ID = e.ID
+			t := h.turn(nil, j, true, false)
+			_, err = tx.Apply(ctx, e.ID, func(tx *store.DB) error {
+				t.db = tx
+				return t.record(ctx)
+			})
+			switch {
+			case notNow(err), ctx.Err() != nil:
+				// What was applied before it is kept; it and the rest wait.
+				left, stopped = len(entries)-i, err
+				return nil
+			case err != nil:
+				bad = append(bad, refused{e, err})
+				continue
+			}
+			applied = append(applied, e)
 		}
-		data, err := h.Spool.Read(e)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // another process applied it meanwhile
-		}
-		if err != nil {
-			// Too large, not readable or not a file: it must not hold up
-			// every event behind it.
-			h.setAside(e, fmt.Errorf("unreadable record: %w", err))
-			continue
-		}
-		var j job
-		if err := json.Unmarshal(data, &j); err != nil || j.V != jobVersion {
-			h.setAside(e, fmt.Errorf("unreadable record (version %d): %v", j.V, err))
-			continue
-		}
-		j.ID = e.ID
-		t := h.turn(nil, j, true, false)
-		_, err = db.Apply(ctx, e.ID, func(tx *store.DB) error {
-			t.db = tx
-			return t.record(ctx)
-		})
-		switch {
-		case notNow(err), ctx.Err() != nil:
-			return len(entries) - i, err
-		case err != nil:
-			h.setAside(e, err)
-			continue
-		}
+		return nil
+	})
+	if err != nil {
+		return len(entries), err
+	}
+	for _, e := range applied {
 		if err := h.Spool.Remove(e); err != nil {
 			h.logf("removing applied spooled event %s: %v", e.ID, err)
 		}
 	}
-	return 0, nil
+	for _, b := range bad {
+		h.setAside(b.e, b.why)
+	}
+	return left, stopped
 }
 
 // drainHeld drains for h.DrainFor with the drain lock held, releases it,
