@@ -168,7 +168,7 @@ func trustChecks(app *App) []store.Check {
 		return nil
 	}
 	var checks []store.Check
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		t := install.TrustFor(a.Name, install.ScopeUser)
 		if t == nil {
 			continue

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/memhq/mem/internal/agent"
 )
 
 // Scopes.
@@ -196,8 +198,8 @@ func parseSettings(path string, before []byte) (*object, error) {
 }
 
 // unknownAgent is the error for an agent mem cannot install into.
-func unknownAgent(agent string) error {
-	return fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Names(), ", "))
+func unknownAgent(name string) error {
+	return fmt.Errorf("agent %q: want one of %s", name, strings.Join(agent.Names(), ", "))
 }
 
 // Uninstall returns the plan that removes what Install added: mem's hook
