@@ -1,3 +1,6 @@
+// Package search turns free text into safe FTS5 queries and index terms, and
+// ranks the rows those queries find. It has no database of its own: Rank
+// reads through a Source, which the store implements.
 package search
 
 import (
