@@ -192,7 +192,7 @@ func (p *Plan) settle(doc, hooks *object, emptied []string) {
 func parseSettings(path string, before []byte) (*object, error) {
 	doc, err := parseObject(before)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
+		return nil, fmt.Errorf("%s is not valid JSON (%w): fix it first; nothing was changed", path, err)
 	}
 	return doc, nil
 }
