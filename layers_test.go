@@ -31,7 +31,7 @@ var layers = []layer{
 	{"entry points", []string{"cmd/...", "scripts/locomoeval", "internal/cli", "internal/fullcli", "internal/hook",
 		"internal/mcpserver", "internal/web", "internal/team"},
 		[]string{"entry points", "use cases", "features", "store", "helpers", "domain", "leaves"}},
-	{"use cases", nil, []string{"features", "store", "helpers", "domain", "leaves"}},
+	{"use cases", []string{"internal/remember"}, []string{"features", "store", "helpers", "domain", "leaves"}},
 	{"features", []string{"internal/search", "internal/recall", "internal/summarize", "internal/collector",
 		"internal/triggers", "internal/capture", "internal/agent", "internal/install"},
 		[]string{"features", "helpers", "domain", "leaves"}},
