@@ -121,18 +121,22 @@ func recent(ctx context.Context, src Snapshot, q Query) ([]Scored, error) {
 // loadHits reads the records of the scored rows and makes hits with their
 // scores and snippets.
 func loadHits(ctx context.Context, src Snapshot, scored []Scored, words []string) ([]Hit, error) {
+	type row struct {
+		kind Kind
+		id   int64
+	}
 	cands := make([]Candidate, len(scored))
-	score := make(map[Candidate]float64, len(scored))
+	score := make(map[row]float64, len(scored))
 	for i, s := range scored {
 		cands[i] = s.Candidate
-		score[Candidate{Kind: s.Kind, ID: s.ID}] = s.Score
+		score[row{s.Kind, s.ID}] = s.Score
 	}
 	hits, err := src.Hits(ctx, cands)
 	if err != nil {
 		return nil, err
 	}
 	for i, h := range hits {
-		hits[i].Score = score[Candidate{Kind: h.Kind, ID: h.ID}]
+		hits[i].Score = score[row{h.Kind, h.ID}]
 		switch {
 		case h.Observation != nil:
 			hits[i].Snippet = Snippet(h.Observation.Body(), words, 20)
