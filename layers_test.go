@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +31,7 @@ type layer struct {
 // package goes in one of them, else TestLayers fails.
 var layers = []layer{
 	{"entry points", []string{"cmd/...", "scripts/locomoeval", "internal/cli", "internal/fullcli", "internal/hook",
-		"internal/mcpserver", "internal/web", "internal/team"},
+		"internal/mcpserver", "internal/web", "internal/team", "internal/e2e"},
 		[]string{"entry points", "use cases", "features", "store", "helpers", "domain", "leaves"}},
 	{"use cases", []string{"internal/remember"}, []string{"features", "store", "helpers", "domain", "leaves"}},
 	{"features", []string{"internal/search", "internal/recall", "internal/summarize", "internal/collector",
@@ -37,7 +39,7 @@ var layers = []layer{
 		[]string{"features", "helpers", "domain", "leaves"}},
 	{"store", []string{"internal/store"}, []string{"domain", "leaves"}},
 	{"helpers", []string{"internal/privacy", "internal/config", "internal/project", "internal/switches",
-		"internal/spool", "internal/interchange", "internal/schedule", "internal/benchgen", "internal/locomo", "internal/e2e"},
+		"internal/spool", "internal/interchange", "internal/schedule", "internal/benchgen", "internal/locomo"},
 		[]string{"helpers", "domain", "leaves"}},
 	{"domain", []string{"internal/memory"}, []string{"leaves"}},
 	{"leaves", []string{"internal/text", "internal/tokens", "internal/termsafe", "internal/fsafe", "internal/lazy",
@@ -60,6 +62,7 @@ func layerOf(path string) (layer, bool) {
 // pkg is what go list says of a package.
 type pkg struct {
 	ImportPath string
+	Dir        string
 	GoFiles    []string
 	Imports    []string
 }
@@ -71,7 +74,7 @@ func modulePackages(t *testing.T) []pkg {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command on PATH")
 	}
-	out, err := exec.Command("go", "list", "-json=ImportPath,GoFiles,Imports", "./...").Output()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Dir,GoFiles,Imports", "./...").Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -125,6 +128,29 @@ func violations(pkgs []pkg) []string {
 func TestLayers(t *testing.T) {
 	for _, v := range violations(modulePackages(t)) {
 		t.Error(v)
+	}
+}
+
+// TestOnlyEntryPointsPrint: nothing below the entry points writes to
+// stdout (os.Stdout, fmt.Print*): they hand text to the entry point that
+// renders it.
+func TestOnlyEntryPointsPrint(t *testing.T) {
+	printing := regexp.MustCompile(`\bos\.Stdout\b|\bfmt\.Print(f|ln)?\(`)
+	for _, p := range modulePackages(t) {
+		if l, ok := layerOf(strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")); !ok || l.name == layers[0].name {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			src, err := os.ReadFile(filepath.Join(p.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(src), "\n") {
+				if printing.MatchString(line) && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+					t.Errorf("%s:%d writes to stdout: %s", filepath.Join(p.Dir, f), i+1, strings.TrimSpace(line))
+				}
+			}
+		}
 	}
 }
 
