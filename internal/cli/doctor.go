@@ -23,7 +23,9 @@ func newDoctorCmd(app *App) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the database: integrity, full-text indexes, migrations, WAL size, spool (exit 1 if unwell)",
 		Long: `Check the database: SQLite's integrity check, each full-text index against its table, the
-migration state, the WAL size and the hook events spooled beside it; and, for an agent that
+migration state, the WAL size and the hook events spooled beside it; that the database's files
+and mem's folders are private to the user (a warning for each one that is not, with the chmod
+that makes it so; any other command makes them private); and, for an agent that
 runs hooks only once trusted (Codex), that it trusts mem's hooks as they are now (trusted,
 untrusted, or stale: trusted once, changed since); and that the mem-full mem hands mcp, sync
 and web over to is there and of the same version. Exit 1 when a check fails.
@@ -58,7 +60,7 @@ file yet, it says so and creates none.`,
 				return dbError(app.cfg.Settings.DB, err)
 			}
 			defer db.Close()
-			checks := append(append(db.Doctor(ctx), spoolCheck(db.Path())), trust...)
+			checks := append(append(append(db.Doctor(ctx), spoolCheck(db.Path())), permissionChecks(app, db.Path())...), trust...)
 			healthy := checksOK(checks)
 			if app.JSON {
 				if err := PrintJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {
@@ -154,6 +156,8 @@ func printChecks(app *App, checks []store.Check) {
 			mark = "FAIL"
 		case c.Busy:
 			mark = "busy"
+		case c.Warn:
+			mark = "warn"
 		}
 		fmt.Fprintf(app.Text(), "%s  %-22s %s\n", mark, c.Name, c.Detail)
 	}

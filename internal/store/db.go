@@ -104,6 +104,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
 	}
+	if !opts.NoMigrate {
+		makePrivate(path)
+	}
 	var lockHeld bool
 	if !opts.NoMigrate && !inWALMode(path) {
 		// A new file: the first connection switches it to WAL mode, which
@@ -203,12 +206,33 @@ func checkPath(path string) error {
 		}
 		return nil
 	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return fmt.Errorf("creating folder for database %s: %w", path, mapOSError(err))
+		}
+		// SQLite creates a new file 0644 (less the umask) and gives the
+		// -wal and -shm files it creates the database file's mode: an
+		// empty file made 0600 first keeps all three private.
+		if err := fsafe.CreatePrivate(path); err != nil {
+			return fmt.Errorf("creating database %s: %w", path, mapOSError(err))
 		}
 		return nil
 	default:
 		return fmt.Errorf("checking database %s: %w", path, err)
+	}
+}
+
+// DBFiles are the files SQLite keeps for the database at path: the file,
+// its WAL and its shared memory.
+func DBFiles(path string) []string {
+	return []string{path, path + "-wal", path + "-shm"}
+}
+
+// makePrivate takes from the database's files what other users may do with
+// them, as an older mem created them 0644; the files are mem's own. A file
+// of another user stays as it is (doctor names it).
+func makePrivate(path string) {
+	for _, f := range DBFiles(path) {
+		_, _, _ = fsafe.MakePrivate(f)
 	}
 }
 
