@@ -36,6 +36,11 @@ var (
 	ErrReadOnly = errors.New("database is read-only")
 	// ErrFull: the disk or the file-size limit is full.
 	ErrFull = errors.New("disk is full")
+	// ErrWALKept: a forget deleted what it was asked to, but other
+	// processes kept the WAL in use for longer than the wait, so it still
+	// holds older copies of the pages until a checkpoint empties it (the
+	// next forget's, mem summarize --maintain, the last process to close).
+	ErrWALKept = errors.New("other processes kept the WAL in use, so it holds older copies of its pages until a checkpoint empties it (`mem summarize --maintain` does)")
 	// ErrWrite: the operating system refused a write to the database file;
 	// a file-size limit (ulimit -f) shows up as this rather than ErrFull.
 	ErrWrite = errors.New("cannot write the database file (disk full, file-size limit or I/O error)")
