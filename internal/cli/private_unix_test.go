@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/memhq/mem/internal/store"
 )
 
 func permOf(t *testing.T, path string) os.FileMode {
@@ -30,7 +33,8 @@ func privateEnv(home string) map[string]string {
 }
 
 // What mem creates is private to its user whatever the umask: the data
-// folder, the database and its -wal and -shm, and an export.
+// folder, the database and its -wal and -shm, an export and the spool of
+// hook events with what it holds.
 func TestCreatedFilesArePrivate(t *testing.T) {
 	home := t.TempDir()
 	env := privateEnv(home)
@@ -54,6 +58,35 @@ func TestCreatedFilesArePrivate(t *testing.T) {
 	}
 	if m := permOf(t, out); m != 0o600 {
 		t.Errorf("export: %04o, want 0600", m)
+	}
+
+	// A hook event the database is too busy for waits in the spool.
+	db, err := store.Open(context.Background(), filepath.Join(data, "mem.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	hold, err := db.SQL().BeginTx(context.Background(), nil) // BEGIN IMMEDIATE: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	event := `{"session_id":"s2","hook_event_name":"UserPromptSubmit","prompt":"why does the refund test fail?"}`
+	if code, _, stderr := runIn(t, env, event, "hook", "claude"); code != 0 {
+		t.Fatalf("hook: %d %s", code, stderr)
+	}
+	sp := filepath.Join(data, "mem.db.spool")
+	if m := permOf(t, sp); m != 0o700 {
+		t.Errorf("spool %s: %04o, want 0700", sp, m)
+	}
+	spooled, _ := filepath.Glob(filepath.Join(sp, "*.json"))
+	if len(spooled) == 0 {
+		t.Fatalf("nothing spooled in %s", sp)
+	}
+	for _, f := range spooled {
+		if m := permOf(t, f); m != 0o600 {
+			t.Errorf("spooled %s: %04o, want 0600", f, m)
+		}
 	}
 }
 
