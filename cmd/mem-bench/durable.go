@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -61,7 +61,7 @@ func saturate(n int) (stop func(), err error) {
 }
 
 // editorKill is when the editor kills a hook: the timeout mem install gives it.
-const editorKill = hook.EditorTimeout
+const editorKill = agent.EditorTimeout
 
 // hookBurstSaturated is hook-burst with the CPU saturated by 8 busy
 // processes in the same run, and each hook killed, as an editor does, at

@@ -31,7 +31,7 @@ func TestEventOfAHookKilledBeforeTheDatabaseIsApplied(t *testing.T) {
 			time.Sleep(time.Hour)
 			return nil, ctx.Err()
 		}
-		run := &Runner{Adapter: Adapters()["claude"], Handler: r.h, Deadline: time.Hour,
+		run := &Runner{Adapter: adapter("claude"), Handler: r.h, Deadline: time.Hour,
 			Getenv: func(string) string { return "" }, Log: &Logger{}}
 		run.Run(context.Background(), strings.NewReader(prompt("killed", "the prompt of a killed hook")), &bytes.Buffer{})
 		os.Exit(0)

@@ -61,55 +61,62 @@ type condenser struct {
 	n       int  // length of the current string's content so far
 	cutting bool // the string is past maxString: out holds its head only
 	tail    []byte
-	private int // bytes of "private" matched in the part cut out
-	hidden  bool
+	carry   []byte // the last bytes of the part cut out so far
+	hidden  bool   // the part cut out holds "private": the end goes too
 }
 
 func (c *condenser) write(p []byte) {
-	for len(p) > 0 {
+	// The next quote and the next backslash are each looked for once per
+	// chunk (IndexByte runs many bytes at a time), not again at every
+	// string or escape.
+	quote, slash := -2, -2 // -2: not looked for yet; -1: none left
+	for i := 0; i < len(p); {
+		quote = nextFrom(p, i, '"', quote)
 		if !c.inStr {
-			i := bytes.IndexByte(p, '"')
-			if i < 0 {
-				c.out.Write(p)
+			if quote < 0 {
+				c.out.Write(p[i:])
 				return
 			}
-			c.out.Write(p[:i+1])
-			p = p[i+1:]
+			c.out.Write(p[i : quote+1])
+			i = quote + 1
 			c.inStr, c.esc, c.n, c.cutting, c.start = true, false, 0, false, c.out.Len()
-			c.tail, c.private, c.hidden = c.tail[:0], 0, false
+			c.tail, c.carry, c.hidden = c.tail[:0], c.carry[:0], false
 			continue
 		}
 		// In a string: find its end, an unescaped quote.
-		end := -1
-		for i := 0; i < len(p); i++ {
+		from, end := i, -1
+		for i < len(p) {
 			if c.esc {
 				c.esc = false
+				i++
 				continue
 			}
-			j := bytes.IndexAny(p[i:], `"\`)
+			quote, slash = nextFrom(p, i, '"', quote), nextFrom(p, i, '\\', slash)
+			j := quote
+			if j < 0 || slash >= 0 && slash < j {
+				j = slash
+			}
 			if j < 0 {
+				i = len(p)
 				break
 			}
-			i += j
-			if p[i] == '\\' {
+			if p[j] == '\\' {
 				c.esc = true
+				i = j + 1
 				continue
 			}
-			end = i
+			end = j
 			break
 		}
-		seg := p
-		if end >= 0 {
-			seg = p[:end]
-		}
-		c.content(seg)
 		if end < 0 {
+			c.content(p[from:])
 			return
 		}
+		c.content(p[from:end])
 		c.finish()
 		c.out.WriteByte('"')
 		c.inStr = false
-		p = p[end+1:]
+		i = end + 1
 	}
 }
 
@@ -152,29 +159,62 @@ func (c *condenser) keepTail() {
 	c.tail = append(c.tail[:0], c.tail[drop:]...)
 }
 
-// scanPrivate looks for "private", in any case, in text that is cut out.
+// scanPrivate looks for "private", in any case, in text that is cut out:
+// at each v (a rare letter, found many bytes at a time), in the bytes around
+// it, the last few bytes of the text before kept for a word split between
+// two calls.
 func (c *condenser) scanPrivate(text []byte) {
-	const word = "private"
-	if c.hidden {
+	if c.hidden || len(text) == 0 {
 		return
 	}
-	for _, b := range text {
-		if 'A' <= b && b <= 'Z' {
-			b += 'a' - 'A'
-		}
-		switch {
-		case b == word[c.private]:
-			c.private++
-			if c.private == len(word) {
-				c.hidden = true
-				return
-			}
-		case b == 'p':
-			c.private = 1
-		default:
-			c.private = 0
-		}
+	edge := append(c.carry, text[:min(len(text), len(word)-1)]...)
+	if hasWord(edge) || hasWord(text) {
+		c.hidden = true
+		return
 	}
+	if len(text) >= len(word)-1 {
+		c.carry = append(c.carry[:0], text[len(text)-(len(word)-1):]...)
+	} else {
+		c.carry = append(c.carry, text...)
+		c.carry = c.carry[max(0, len(c.carry)-(len(word)-1)):]
+	}
+}
+
+// word is what a cut-out middle must not hold for the end to be kept.
+const word = "private"
+
+// hasWord reports whether b holds word in any case.
+func hasWord(b []byte) bool {
+	const v = 3 // where v is in word
+	lower, upper := -2, -2
+	for i := v; i < len(b); {
+		lower, upper = nextFrom(b, i, 'v', lower), nextFrom(b, i, 'V', upper)
+		j := lower
+		if j < 0 || upper >= 0 && upper < j {
+			j = upper
+		}
+		if j < 0 {
+			return false
+		}
+		if j >= v && j-v+len(word) <= len(b) && bytes.EqualFold(b[j-v:j-v+len(word)], []byte(word)) {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// nextFrom returns the index of the first c in p at or after from, given
+// the previous answer (-2 for none yet), which stands while it is not
+// behind from; -1 when there is none.
+func nextFrom(p []byte, from int, c byte, prev int) int {
+	if prev == -1 || prev >= from {
+		return prev
+	}
+	if i := bytes.IndexByte(p[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
 }
 
 // finish ends a string that was cut: the mark, then its end.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -126,6 +127,9 @@ type MaintainReport struct {
 	WALBusy bool `json:"wal_busy"`
 	// WALPages is the size of the WAL in pages before the checkpoint.
 	WALPages int `json:"wal_pages"`
+	// Skipped names the steps other processes kept the database from for
+	// longer than the wait: the next run does them.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // OptimizeFTS merges each full-text index into one segment above the level
@@ -137,29 +141,34 @@ type MaintainReport struct {
 // one large segment, where no editor waits (the nightly job, imports).
 func (db *DB) OptimizeFTS(ctx context.Context) (int, error) {
 	for i, t := range ftsTables {
-		err := db.tx(ctx, func(tx *sqlx.Tx) error {
-			var segs int
-			if err := tx.GetContext(ctx, &segs, `SELECT count(DISTINCT segid) FROM `+t+`_idx`); err != nil {
-				return err
-			}
-			if segs == 1 {
-				// A lone segment (a bulk import's, or the last merge's) may
-				// sit on the lowest level, where the next small write's
-				// crisis merge would take it in, and optimize leaves a lone
-				// segment where it is: index one row again, so optimize has
-				// two segments to merge a level up.
-				if err := reindexLast(ctx, tx, t); err != nil {
-					return err
-				}
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`)
-			return err
-		})
-		if err != nil {
+		if err := db.optimizeFTS(ctx, t); err != nil {
 			return i, fmt.Errorf("optimizing %s: %w", t, err)
 		}
 	}
 	return len(ftsTables), nil
+}
+
+// optimizeFTS merges the full-text index t into one segment, in a
+// transaction of its own.
+func (db *DB) optimizeFTS(ctx context.Context, t string) error {
+	return db.tx(ctx, func(tx *sqlx.Tx) error {
+		var segs int
+		if err := tx.GetContext(ctx, &segs, `SELECT count(DISTINCT segid) FROM `+t+`_idx`); err != nil {
+			return err
+		}
+		if segs == 1 {
+			// A lone segment (a bulk import's, or the last merge's) may sit
+			// on the lowest level, where the next small write's crisis
+			// merge would take it in, and optimize leaves a lone segment
+			// where it is: index one row again, so optimize has two
+			// segments to merge a level up.
+			if err := reindexLast(ctx, tx, t); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`)
+		return err
+	})
 }
 
 // reindexLast deletes the newest row of the external-content index t (over
@@ -182,9 +191,22 @@ func reindexLast(ctx context.Context, tx *sqlx.Tx, t string) error {
 // Maintain tidies the database: it drops the pending context of sessions
 // that ended before endedBefore (and of sessions that no longer exist),
 // merges the FTS5 indexes, lets SQLite refresh its query statistics and
-// truncates the WAL. Each step is its own short statement.
+// truncates the WAL. Each step is its own short transaction, retried while
+// another process holds the database; one it holds for longer than the
+// wait is skipped and named in Skipped (the WAL's in WALBusy), rather than
+// failing a job whose work is done. Other errors fail it.
 func (db *DB) Maintain(ctx context.Context, endedBefore time.Time) (MaintainReport, error) {
 	var r MaintainReport
+	step := func(name string, err error) error {
+		if errors.Is(err, ErrBusy) {
+			r.Skipped = append(r.Skipped, name)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
 	cut := toMillis(endedBefore)
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM pending_context WHERE session_id IN
@@ -196,20 +218,52 @@ func (db *DB) Maintain(ctx context.Context, endedBefore time.Time) (MaintainRepo
 		r.PendingDropped, _ = res.RowsAffected()
 		return nil
 	})
-	if err != nil {
-		return r, fmt.Errorf("dropping old pending context: %w", err)
-	}
-	if r.FTSOptimized, err = db.OptimizeFTS(ctx); err != nil {
+	if err := step("dropping old pending context", err); err != nil {
 		return r, err
 	}
-	if _, err := db.x.ExecContext(ctx, `PRAGMA optimize`); err != nil {
-		return r, fmt.Errorf("optimizing the query planner statistics: %w", mapErr(err))
+	for _, t := range ftsTables {
+		err := db.optimizeFTS(ctx, t)
+		if err == nil {
+			r.FTSOptimized++
+		}
+		if err := step("optimizing "+t, err); err != nil {
+			return r, err
+		}
 	}
-	var busy, logPages, done int
-	if err := db.x.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil {
-		return r, fmt.Errorf("checkpointing the WAL: %w", mapErr(err))
+	// In a write transaction of its own, the ANALYZE it may run waits for
+	// the write lock as every write does, rather than failing at once.
+	err = db.tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `PRAGMA optimize`)
+		return err
+	})
+	if err := step("optimizing the query planner statistics", err); err != nil {
+		return r, err
 	}
-	r.WALBusy = busy != 0
-	r.WALPages = logPages
+	busy, pages, err := db.truncateWAL(ctx)
+	if err != nil {
+		return r, fmt.Errorf("checkpointing the WAL: %w", err)
+	}
+	r.WALBusy, r.WALPages = busy, pages
 	return r, nil
+}
+
+// truncateWAL checkpoints the WAL into the database file and truncates it.
+// Other processes reading or writing keep it from truncating; it retries,
+// with jitter, for the wait, and then reports busy (what was checkpointed
+// stays checkpointed). pages is the WAL's size in pages before.
+func (db *DB) truncateWAL(ctx context.Context) (busy bool, pages int, err error) {
+	err = db.retry(ctx, func() error {
+		var b, done int
+		if err := db.x.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&b, &pages, &done); err != nil {
+			return mapErr(err)
+		}
+		if b != 0 {
+			return ErrBusy
+		}
+		return nil
+	})
+	if errors.Is(err, ErrBusy) {
+		return true, pages, nil
+	}
+	return false, pages, err
 }
