@@ -89,6 +89,9 @@ func (h *Handler) hold(j job) *spool.Held {
 		return nil
 	}
 	held, err := h.Spool.Hold(j.ID, data)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
 	if err != nil {
 		h.logf("event %s not written at arrival: %v", j.ID, err)
 		return nil

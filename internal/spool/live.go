@@ -33,7 +33,13 @@ type Held struct {
 // caller ends it with Done (applied: the file goes) or Queue (not applied:
 // it joins the queue). A process that ends before either leaves it for the
 // next List or Len to queue, in its arrival order.
+//
+// Where a held record cannot work (canHold), Hold returns
+// errors.ErrUnsupported and writes nothing.
 func (d Dir) Hold(id string, data []byte) (*Held, error) {
+	if !canHold {
+		return nil, errors.ErrUnsupported
+	}
 	live := d.live()
 	if err := d.ensure(); err != nil {
 		return nil, err
