@@ -38,10 +38,12 @@ func newWebCmd(app *cli.App) *cobra.Command {
 		Use:   "web [--addr 127.0.0.1:7411] [--no-open] [--allow-remote] [--new-token]",
 		Short: cli.FullShort("web"),
 		Long: `Serve a viewer of the memory while the command runs (Ctrl-C stops it), print its URL and open
-it in the browser (through a page only you can read, so that the token is on no command line). Pages: an overview (projects, sessions, observations per day), a project
-(sessions, switches, search with mem search's filters), a session's timeline and pending context,
-an observation (edit, forget) and what the agent sees (the exact mem inject block, each entry's
-score and factors, the token budget). Pages follow new memory live.
+it in the browser (through a page only you can read, so that the token is on no command line). Pages: an overview (the newest records of every project, projects, sessions, observations per
+day), a project (sessions, switches, search with mem search's filters), search across projects, a
+session's timeline and pending context, an observation (edit, forget), what the agent sees (the
+exact mem inject block, each entry's score and factors, the token budget), the effective settings
+and the hook log (read-only). Every page has a project switcher and a search box, and follows new
+memory live.
 
 The address is --addr, else [web] addr (MEM_WEB_ADDR), else 127.0.0.1:7411; when the default port
 is taken, mem web says so and serves on a free port instead (an address you set that is taken is an
@@ -88,7 +90,7 @@ func runWeb(ctx context.Context, app *cli.App, o webOptions) error {
 		return cli.Invalid(field, "host:port, for example 127.0.0.1:8080", o.Addr)
 	}
 	if ip := net.ParseIP(host); !o.AllowRemote && (ip == nil || !ip.IsLoopback()) {
-		return cli.Invalid(field, "a loopback address such as 127.0.0.1:7411 (or give --allow-remote)", o.Addr)
+		return cli.Invalid(field, "a loopback address such as 127.0.0.1:0 (or give --allow-remote)", o.Addr)
 	}
 	// The current project, when there is one, is where switches are written.
 	id, err := app.Project()
