@@ -162,7 +162,7 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 	var db atomic.Pointer[store.DB]
 	h := newHookHandler(app, cfg, func(format string, a ...any) { log.Printf(fail, format, a...) })
 	h.Open = func(ctx context.Context) (*store.DB, error) {
-		d, err := store.Open(ctx, cfg.Settings.DB, store.Options{BusyTimeoutMillis: 1, Wait: hookLockWait})
+		d, err := store.Open(ctx, cfg.Settings.DB, store.Options{BusyTimeoutMillis: 1, Wait: hookLockWait, Connector: app.connector})
 		db.Store(d)
 		return d, err
 	}

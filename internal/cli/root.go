@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,9 @@ type App struct {
 
 	cfg *config.Config
 	db  *store.DB
+	// connector wraps the database's driver connector (tests count
+	// transactions through it); nil in mem itself.
+	connector func(driver.Connector) driver.Connector
 }
 
 // NewApp returns an App wired to the process's streams and environment.
@@ -254,7 +258,7 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := store.Open(ctx, a.cfg.Settings.DB, store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait})
+	db, err := store.Open(ctx, a.cfg.Settings.DB, store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait, Connector: a.connector})
 	if err != nil {
 		return nil, dbError(a.cfg.Settings.DB, err)
 	}

@@ -70,6 +70,9 @@ type Options struct {
 	// with jitter, a database another process holds, before they fail with
 	// ErrBusy; each attempt waits up to the busy timeout. 0: one attempt.
 	Wait time.Duration
+	// Connector, when set, wraps the driver's connector: a test counts the
+	// transactions a command takes through it.
+	Connector func(driver.Connector) driver.Connector
 }
 
 // DSN returns the modernc.org/sqlite data source name for path: WAL, a busy
@@ -122,7 +125,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
-	x := sqlx.NewDb(sql.OpenDB(keepWAL{base}), "sqlite")
+	var conn driver.Connector = keepWAL{base}
+	if opts.Connector != nil {
+		conn = opts.Connector(conn)
+	}
+	x := sqlx.NewDb(sql.OpenDB(conn), "sqlite")
 	db := &DB{x: x, path: path, lockHeld: lockHeld, wait: opts.Wait}
 	if !opts.NoMigrate {
 		if err := db.retry(ctx, func() error { return db.migrate(ctx) }); err != nil {
