@@ -59,29 +59,26 @@ func (db *DB) change(ctx context.Context, query string, args ...any) (int64, err
 	return n, err
 }
 
-// Apply runs fn in one write transaction: every query of the DB fn is given
-// goes through it, and the store's own transactions nest as savepoints, so
-// fn's changes are kept all together or not at all. With an id, Apply does
-// it once: when applied_events holds the id, fn is not run and applied is
-// false; otherwise the id is recorded in the same transaction as fn's
-// changes.
+// Apply runs fn in one write transaction, as Write does, and does it once (with an id):
+// when applied_events holds it, fn is not run and applied is false;
+// otherwise the id is recorded in the same transaction as fn's changes.
 func (db *DB) Apply(ctx context.Context, id string, fn func(*DB) error) (applied bool, err error) {
-	err = db.tx(ctx, func(t *sqlx.Tx) error {
+	err = db.Write(ctx, func(tx *DB) error {
 		applied = false
 		if id != "" {
 			var n int
-			if err := t.GetContext(ctx, &n, `SELECT count(*) FROM applied_events WHERE id = ?`, id); err != nil {
+			if err := tx.outer.GetContext(ctx, &n, `SELECT count(*) FROM applied_events WHERE id = ?`, id); err != nil {
 				return err
 			}
 			if n > 0 {
 				return nil
 			}
 		}
-		if err := fn(&DB{x: db.x, path: db.path, outer: t}); err != nil {
+		if err := fn(tx); err != nil {
 			return err
 		}
 		if id != "" {
-			if _, err := t.ExecContext(ctx, `INSERT INTO applied_events (id) VALUES (?)`, id); err != nil {
+			if _, err := tx.outer.ExecContext(ctx, `INSERT INTO applied_events (id) VALUES (?)`, id); err != nil {
 				return err
 			}
 		}
