@@ -253,8 +253,22 @@ func (a *App) load(cmd *cobra.Command) error {
 // Config returns the effective configuration.
 func (a *App) Config() *config.Config { return a.cfg }
 
-// Store opens the database on first use.
+// Store opens the database on first use. What hooks spooled is applied
+// when the database is free at once, so that what the command reads
+// includes it.
 func (a *App) Store(ctx context.Context) (*store.DB, error) {
+	db, err := a.ReadStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	drainSpool(ctx, a, db, false)
+	return db, nil
+}
+
+// ReadStore opens the database on first use, for a command that only
+// reads: it writes nothing, not even the hook events spooled while the
+// database was busy (the next hook or writing command applies those).
+func (a *App) ReadStore(ctx context.Context) (*store.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
@@ -263,9 +277,6 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 		return nil, dbError(a.cfg.Settings.DB, err)
 	}
 	a.db = db
-	// What hooks spooled is applied when the database is free at once, so
-	// that what the command reads includes it.
-	drainSpool(ctx, a, db, false)
 	return db, nil
 }
 

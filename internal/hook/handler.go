@@ -153,21 +153,23 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	}
 	at := h.now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
-	t, busy, err := h.recordBy(ctx, j, sw.Capture, sw.Inject, settled)
-	if err != nil || busy || !sw.Inject {
-		return Reply{}, err
-	}
-	// The event is recorded: the reply must come in time or not at all.
+	// The event is recorded, and the reply built, before the deadline less
+	// answerMargin, or not at all.
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-answerMargin))
 		defer cancel()
 	}
-	reply, err := t.answer(ctx)
+	reply, busy, err := h.recordBy(ctx, j, sw.Capture, sw.Inject, settled)
 	switch {
+	case busy:
+		return Reply{}, err
 	case ctx.Err() != nil:
-		h.logf("no context: the reply was not ready %s before the deadline (the event is recorded)", answerMargin)
-		return Reply{}, nil
+		if err == nil || errors.Is(err, ctx.Err()) {
+			h.logf("no context: the reply was not ready %s before the deadline (the event is recorded)", answerMargin)
+			return Reply{}, nil
+		}
+		return Reply{}, err
 	case errors.Is(err, store.ErrBusy):
 		// No context this turn: what waits for the session stays pending.
 		return Reply{}, nil
@@ -184,15 +186,16 @@ const answerMargin = 100 * time.Millisecond
 // of the database still answers in time without losing its event.
 const SpoolMargin = 300 * time.Millisecond
 
-// recordBy opens the database and, when capture is on, records j; when that
-// has not finished SpoolMargin before ctx's deadline, j is spooled and busy
-// is true. The work left running may still commit before the process ends:
-// j's id, recorded with its changes, keeps it from being applied twice.
-func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, settled func()) (*turn, bool, error) {
+// recordBy opens the database and handles j (turn.handle); when that has
+// not finished SpoolMargin before ctx's deadline (and capture is on), j is
+// spooled and busy is true. The work left running may still commit before
+// the process ends: j's id, recorded with its changes, keeps it from being
+// applied twice.
+func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, settled func()) (Reply, bool, error) {
 	type result struct {
-		t    *turn
-		busy bool
-		err  error
+		reply Reply
+		busy  bool
+		err   error
 	}
 	if capture && h.Spool != nil {
 		if n, _, _ := h.Spool.Len(); n > 0 {
@@ -221,38 +224,104 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 			}
 			return
 		}
-		r.t = h.turn(db, j, capture, inject)
-		if capture {
-			r.busy, r.err = h.record(ctx, r.t)
-		}
+		r.reply, r.busy, r.err = h.turnIn(ctx, db, j, capture, inject)
 	}()
 	deadline, ok := ctx.Deadline()
+	if ok {
+		deadline = deadline.Add(answerMargin) // ctx's deadline is the reply's
+	}
 	if !ok || !capture || h.Spool == nil {
 		r := <-done
-		return r.t, r.busy, r.err
+		return r.reply, r.busy, r.err
 	}
 	left := time.Until(deadline)
 	timer := time.NewTimer(left - min(SpoolMargin, left/3))
 	defer timer.Stop()
 	select {
 	case r := <-done:
-		return r.t, r.busy, r.err
+		return r.reply, r.busy, r.err
 	case <-timer.C:
 		defer settled()
 		if err := h.spool(j, "not recorded in time"); err != nil {
-			return nil, true, err
+			return Reply{}, true, err
 		}
 		h.logf("not recorded within the deadline: event spooled as %s, to be applied by the next mem process", j.ID)
-		return nil, true, nil
+		return Reply{}, true, nil
 	}
 }
 
+// turnIn handles j over db: at most one write transaction, which records
+// the event (when capture is on) and builds a reply that changes the
+// database (pending context consumed, marks taken), and one read
+// transaction after it for a reply that only reads (a recall block). The
+// spooled events that arrived before j are applied first, each in its own
+// transaction (record). busy reports that j was spooled.
+func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inject bool) (reply Reply, busy bool, err error) {
+	var t *turn
+	var answerErr error
+	record := capture
+	// The reply is built inside the transaction that records the event, and
+	// a statement cut short by the deadline would roll all of it back: the
+	// transaction's statements are not cancelled, the reply is dropped
+	// after it when it came too late (Handle).
+	work := func(tx *store.DB) error {
+		t = h.turn(tx, j, capture, inject)
+		if record {
+			if err := t.record(ctx); err != nil {
+				return err
+			}
+			if h.mayPrune(t.id) {
+				// The spool is empty (or unused): the ids of events applied
+				// long ago cannot be met again (internal/spool/README.md).
+				if err := tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied))); err != nil {
+					return err
+				}
+			}
+		}
+		if inject && !t.answerReads() {
+			reply, answerErr = t.answer(context.WithoutCancel(ctx))
+		}
+		return nil
+	}
+	if capture {
+		var joined bool
+		joined, busy, err = h.record(ctx, db, j, work)
+		if busy || err != nil {
+			return Reply{}, busy, err
+		}
+		// Joined: the event waits in the spool behind others, and the
+		// reply is built without it.
+		record = !joined
+	}
+	switch {
+	case record:
+	case inject && !answerReads(j.Event.Kind):
+		if err := db.Write(ctx, work); err != nil {
+			return Reply{}, false, err
+		}
+	default:
+		t = h.turn(db, j, capture, inject)
+	}
+	if !inject || t == nil {
+		return Reply{}, false, nil
+	}
+	if !t.answerReads() {
+		return reply, false, answerErr
+	}
+	err = db.Read(ctx, func(rx *store.DB) error {
+		reply, err = t.in(rx).answer(ctx)
+		return err
+	})
+	return reply, false, err
+}
+
 // record applies the spooled events waiting (for at most h.DrainFor), then
-// t's own. When some stay waiting, or another process is applying them, t's
-// event joins them, so that events are applied in the order they arrived.
-// busy reports that the database was too busy: t's event was spooled and
-// there is no time left to answer.
-func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
+// j's own, by work in one transaction with j's id. When some stay waiting,
+// or another process is applying them, j joins them (joined, work not run),
+// so that events are applied in the order they arrived. busy reports that
+// the database was too busy: j was spooled and there is no time left to
+// answer.
+func (h *Handler) record(ctx context.Context, db *store.DB, j job, work func(*store.DB) error) (joined, busy bool, err error) {
 	if h.Spool != nil {
 		// Looked at again, now that the database is held: an event spooled
 		// while this hook waited for it arrived first and must go first.
@@ -261,39 +330,26 @@ func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 			if !ok {
 				// The process applying the spool looks again before it
 				// lets go; if it has just let go, this one takes over.
-				err := h.spool(t.job(), "another process is applying the spool")
+				err := h.spool(j, "another process is applying the spool")
 				if err == nil {
-					h.takeOver(ctx, t.db)
+					h.takeOver(ctx, db)
 				}
-				return false, err
+				return true, false, err
 			}
-			left, err := h.drainHeld(ctx, t.db, release)
+			left, err := h.drainHeld(ctx, db, release)
 			if err != nil && !errors.Is(err, store.ErrBusy) {
 				h.logf("applying spooled events: %v", err)
 			}
 			if left > 0 {
-				return errors.Is(err, store.ErrBusy), h.spool(t.job(), fmt.Sprintf("%d spooled events wait before it", left))
+				return true, errors.Is(err, store.ErrBusy), h.spool(j, fmt.Sprintf("%d spooled events wait before it", left))
 			}
 		}
 	}
-	db := t.db
-	_, err = db.Apply(ctx, t.id, func(tx *store.DB) error {
-		t.db = tx
-		if err := t.record(ctx); err != nil {
-			return err
-		}
-		if !h.mayPrune(t.id) {
-			return nil
-		}
-		// The spool is empty (or unused): the ids of events applied long
-		// ago cannot be met again (internal/spool/README.md).
-		return tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied)))
-	})
-	t.db = db
+	_, err = db.Apply(ctx, j.ID, work)
 	if h.Spool != nil && notNow(err) {
-		return true, h.spoolFor(t.job(), err)
+		return false, true, h.spoolFor(j, err)
 	}
-	return false, err
+	return false, false, err
 }
 
 // mayPrune reports whether the event id may prune old applied ids: about
@@ -335,7 +391,23 @@ func (h *Handler) logf(format string, args ...any) {
 	}
 }
 
-// turn is one event being handled.
+// in returns t over db (another transaction).
+func (t *turn) in(db *store.DB) *turn {
+	c := *t
+	c.db = db
+	return &c
+}
+
+// answerReads reports whether t's reply only reads the database.
+func (t *turn) answerReads() bool { return answerReads(t.ev.Kind) }
+
+// answerReads reports whether the reply to an event of kind only reads the
+// database (a recall block); other replies consume pending context.
+func answerReads(kind Kind) bool {
+	return kind == KindSessionStart || kind == KindSystem || kind == KindCompacted
+}
+
+// turn is one event being handled, in one transaction.
 type turn struct {
 	h       *Handler
 	db      *store.DB
