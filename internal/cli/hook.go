@@ -237,7 +237,7 @@ func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 	}
 	defer release()
 	if !wait {
-		ctx = store.WithWait(ctx, 0)
+		db = db.WithWait(0)
 	}
 	log := &hook.Logger{Path: app.cfg.Settings.Hook.Log, Now: app.Now}
 	h := newHookHandler(app, app.cfg, func(format string, a ...any) { log.Printf(hook.Event{Agent: "spool"}, format, a...) })

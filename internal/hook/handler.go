@@ -197,13 +197,13 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 		busy  bool
 		err   error
 	}
+	// Events wait in the spool: the database was busy a moment ago. Waiting
+	// for it again would only make this hook late: it gets it at once (and
+	// applies them), or joins them.
+	noWait := false
 	if capture && h.Spool != nil {
-		if n, _, _ := h.Spool.Len(); n > 0 {
-			// Events wait in the spool: the database was busy a moment ago.
-			// Waiting for it again would only make this hook late: it
-			// gets it at once (and applies them), or joins them.
-			ctx = store.WithWait(ctx, 0)
-		}
+		n, _, _ := h.Spool.Len()
+		noWait = n > 0
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -223,6 +223,9 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 				r = result{err: err}
 			}
 			return
+		}
+		if noWait {
+			db = db.WithWait(0)
 		}
 		r.reply, r.busy, r.err = h.turnIn(ctx, db, j, capture, inject)
 	}()

@@ -9,23 +9,20 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-type waitKey struct{}
-
-// WithWait returns ctx under which the store's writes retry a busy database
-// for d (0: one attempt) instead of Options.Wait.
-func WithWait(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, waitKey{}, d)
+// WithWait returns db whose writes retry a busy database for d (0: one
+// attempt) instead of Options.Wait. db itself is unchanged.
+func (db *DB) WithWait(d time.Duration) *DB {
+	c := *db
+	c.wait = d
+	return &c
 }
 
 // retry calls fn until it succeeds, fails with something other than
-// ErrBusy, or the wait (db.wait or WithWait's) has passed. Between attempts
+// ErrBusy, or db.wait has passed. Between attempts
 // it pauses a random 10-60 ms, so processes that collided do not collide
 // again in step.
 func (db *DB) retry(ctx context.Context, fn func() error) error {
 	wait := db.wait
-	if d, ok := ctx.Value(waitKey{}).(time.Duration); ok {
-		wait = d
-	}
 	deadline := time.Now().Add(wait)
 	for {
 		err := fn()
