@@ -2,38 +2,21 @@ package cli
 
 import (
 	"context"
-	"time"
 
-	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/store"
-	"github.com/memhq/mem/internal/triggers"
 )
 
-// HookContext answers prompts and tool calls with prompt-time context: a
-// prompt runs the keyword and memory-trigger sources, a tool call the file
-// sources for the files it read or changed; then the session's pending
-// context is consumed as one block. After a tool call the block is given
-// only to agents that take context there (Claude Code's PostToolUse,
-// Gemini's AfterTool, Copilot's PostToolUse); for the others it waits for
-// the next prompt. scripts/eval measures prompt-time context through it.
-func HookContext(cfg *config.Config, now func() time.Time) hook.ContextFunc {
+// HookContext answers a hook's prompts and tool calls with the engine's
+// prompt-time context (remember.Engine.TurnContext).
+func HookContext(e *remember.Engine) hook.ContextFunc {
 	return func(ctx context.Context, db *store.DB, t hook.ContextTurn) (string, error) {
-		ts := triggers.Session{ID: t.Session.ID, Project: t.Session.Project, Root: t.Root}
-		// Leave room for the separator the hook puts between parts; a
-		// negative room means no cap.
-		limit := t.Room - 2
-		if t.Room < 0 {
-			limit = 0
+		if t.Event.Kind != hook.KindPrompt && t.Event.Kind != hook.KindTool {
+			return "", nil
 		}
-		switch t.Event.Kind {
-		case hook.KindPrompt:
-			block, _, err := promptContext(ctx, cfg, now, db, ts, t.Event.Prompt, limit)
-			return block, err
-		case hook.KindTool:
-			block, _, err := fileContext(ctx, cfg, now, db, ts, t.Read, t.Edited, t.Event.ContextAfterTool, limit)
-			return block, err
-		}
-		return "", nil
+		return e.TurnContext(ctx, db, remember.Turn{Session: t.Session, Prompt: t.Event.Prompt,
+			Tool: t.Event.Kind == hook.KindTool, Read: t.Read, Edited: t.Edited, Deliver: t.Event.ContextAfterTool,
+			Root: t.Root, Room: t.Room})
 	}
 }

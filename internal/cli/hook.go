@@ -18,10 +18,9 @@ import (
 	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
-	"github.com/memhq/mem/internal/recall"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
-	"github.com/memhq/mem/internal/summarize"
 	"github.com/memhq/mem/internal/switches"
 )
 
@@ -208,7 +207,7 @@ func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...
 		MaxChars: cfg.Settings.Inject.MaxChars,
 		Logf:     logf,
 	}
-	wireHookFeatures(h, cfg)
+	wireHookFeatures(h, app.Engine())
 	return h
 }
 
@@ -273,29 +272,15 @@ func trimWAL(ctx context.Context, db *store.DB, deadline time.Time) {
 	_, _ = db.SQL().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 }
 
-// wireHookFeatures connects the feature packages the hook answers with:
-// recall gives the blocks `mem inject` prints, summarize writes the
-// extractive summary (at SessionEnd, and as the checkpoint before compaction),
-// the context sources give prompt-time context (README).
-func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
-	settings := recall.SettingsFrom(cfg.Settings)
+// wireHookFeatures connects the engine the hook answers with: the blocks
+// `mem inject` prints, the extractive summary (at SessionEnd, and as the
+// checkpoint before compaction), prompt-time context (README).
+func wireHookFeatures(h *hook.Handler, e *remember.Engine) {
 	h.Recall = func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error) {
-		m := recall.ModeStart
-		if mode == hook.ModeCompact {
-			m = recall.ModeCompact
-		}
-		res, err := recall.Build(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
-			Format: recall.FormatXML, AgentType: s.AgentType}, settings)
-		if err != nil {
-			return "", err
-		}
-		return res.Text, nil
+		return e.Block(ctx, db, s, mode == hook.ModeCompact)
 	}
-	h.Summarize = func(ctx context.Context, db *store.DB, id string, at time.Time) error {
-		_, err := summarize.Session(ctx, db, id, summarize.Options{Now: func() time.Time { return at }})
-		return err
-	}
-	h.Context = HookContext(cfg, h.Now)
+	h.Summarize = e.Summarize
+	h.Context = HookContext(e)
 }
 
 func homeDir(getenv func(string) string) string { return config.HomeFor(runtime.GOOS, getenv) }

@@ -112,14 +112,10 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 		boxes = true
 		color = app.Getenv("NO_COLOR") == ""
 	}
-	var res recall.Result
-	err = db.Read(ctx, func(rx *store.DB) error {
-		res, err = recall.Build(ctx, rx, recall.Request{
-			Project: id.Key, SessionID: o.Session, Mode: mode, Format: format, Compress: compress,
-			Prompt: o.Prompt, Budget: o.Budget, MaxChars: maxChars, AgentType: o.AgentType,
-			Color: color, Boxes: boxes,
-		}, recall.SettingsFrom(app.Config().Settings))
-		return err
+	res, err := app.Engine().Inject(ctx, db, recall.Request{
+		Project: id.Key, SessionID: o.Session, Mode: mode, Format: format, Compress: compress,
+		Prompt: o.Prompt, Budget: o.Budget, MaxChars: maxChars, AgentType: o.AgentType,
+		Color: color, Boxes: boxes,
 	})
 	if err != nil {
 		return err

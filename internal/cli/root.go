@@ -20,6 +20,7 @@ import (
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/termsafe"
 )
@@ -41,8 +42,9 @@ type App struct {
 	projectFlag string
 	JSON        bool
 
-	cfg *config.Config
-	db  *store.DB
+	cfg    *config.Config
+	db     *store.DB
+	engine *remember.Engine
 	// connector wraps the database's driver connector (tests count
 	// transactions through it); nil in mem itself.
 	connector func(driver.Connector) driver.Connector
@@ -255,6 +257,19 @@ func (a *App) load(cmd *cobra.Command) error {
 
 // Config returns the effective configuration.
 func (a *App) Config() *config.Config { return a.cfg }
+
+// Engine returns what runs mem's use cases over the configuration, once it
+// is loaded.
+func (a *App) Engine() *remember.Engine {
+	if a.engine == nil {
+		e, err := remember.New(a.cfg, a.Now)
+		if err != nil {
+			panic("cli: " + err.Error()) // a command ran before its configuration was loaded
+		}
+		a.engine = e
+	}
+	return a.engine
+}
 
 // Store opens the database on first use. What hooks spooled is applied
 // when the database is free at once, so that what the command reads
