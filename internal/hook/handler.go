@@ -14,61 +14,72 @@ import (
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
 )
 
-// Recall modes.
-const (
-	ModeStart   = "start"   // the session-start block
-	ModeCompact = "compact" // the block given after compaction
-)
-
-// RecallFunc renders the recall block of a session (what `mem inject` prints).
-type RecallFunc func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error)
-
-// SummarizeFunc writes the summary of a session as it stands now.
-type SummarizeFunc func(ctx context.Context, db *store.DB, sessionID string, at time.Time) error
-
-// ContextTurn is what a ContextFunc is told of the turn it answers, so it
-// does not resolve the project or analyse the tool call again.
-type ContextTurn struct {
-	Session memory.Session
-	Event   Event    // a prompt's text has passed the privacy filter
-	Root    string   // the project's work tree root
-	Read    []string // files the tool call read, relative to Root
-	Edited  []string // files the tool call changed, relative to Root
-	Room    int      // characters left under the agent's cap; negative: no cap
+// Memory is what the hook asks of mem's memory beyond recording the event
+// (remember.Engine). Each call runs in the transaction of the DB it is
+// given.
+type Memory interface {
+	// Block renders a session's recall block: the session-start block, or
+	// with compact the one given after compaction.
+	Block(ctx context.Context, db *store.DB, s memory.Session, compact bool) (string, error)
+	// Summarize writes the summary of a session as it stands at at.
+	Summarize(ctx context.Context, db *store.DB, sessionID string, at time.Time) error
+	// TurnContext answers a prompt or a tool call with the context the
+	// session is waiting for (prompt-time recall), or "".
+	TurnContext(ctx context.Context, db *store.DB, t remember.Turn) (string, error)
 }
 
-// ContextFunc answers a prompt or a tool call with context the session is
-// waiting for (prompt-time recall), or "".
-type ContextFunc func(ctx context.Context, db *store.DB, t ContextTurn) (string, error)
-
-// Handler does what an event calls for. Open, Project and Switches are
-// required; Recall, Summarize and Context may be nil (then that part is
-// skipped), and so may Spool (then an event the database is too busy for is
-// lost, logged).
-type Handler struct {
-	Open      func(ctx context.Context) (*store.DB, error)
-	Project   func(dir string) (project.Identity, error)
-	Switches  func(root string) switches.Decision
-	Getwd     func() (string, error)
-	Now       func() time.Time
-	Recall    RecallFunc
-	Summarize SummarizeFunc
-	Context   ContextFunc
+// Deps are what a Handler works with. New refuses a missing one.
+type Deps struct {
+	Open     func(ctx context.Context) (*store.DB, error)
+	Project  func(dir string) (project.Identity, error)
+	Switches func(root string) switches.Decision
+	Memory   Memory
+	Getwd    func() (string, error)
+	Now      func() time.Time
+	Logf     func(format string, args ...any)
 	// Spool keeps the events the database is too busy for (internal/spool/README.md).
 	Spool *spool.Dir
 	// DrainFor bounds how long Handle applies spooled events before its own.
 	DrainFor time.Duration
-	// MaxChars caps injected text (Claude Code cuts at 10,000 characters).
+	// MaxChars caps injected text (Claude Code cuts at 10,000 characters);
+	// 0: no cap.
 	MaxChars int
-	Logf     func(format string, args ...any)
+}
+
+// Handler does what an event calls for.
+type Handler struct {
+	Deps
+	built bool // by New, with every dependency
 
 	mu      sync.Mutex
 	durable chan struct{} // closed once the event being handled is recorded or spooled
+}
+
+// New returns the handler over d, or an error naming the dependency d
+// lacks.
+func New(d Deps) (*Handler, error) {
+	for _, c := range []struct {
+		name    string
+		missing bool
+	}{
+		{"Open", d.Open == nil}, {"Project", d.Project == nil}, {"Switches", d.Switches == nil},
+		{"Memory", d.Memory == nil}, {"Getwd", d.Getwd == nil}, {"Now", d.Now == nil},
+		{"Logf", d.Logf == nil}, {"Spool", d.Spool == nil},
+	} {
+		if c.missing {
+			return nil, fmt.Errorf("hook: the handler has no %s", c.name)
+		}
+	}
+	if d.DrainFor < 0 || d.MaxChars < 0 {
+		return nil, fmt.Errorf("hook: DrainFor %s and MaxChars %d must not be negative", d.DrainFor, d.MaxChars)
+	}
+	return &Handler{Deps: d, built: true}, nil
 }
 
 // Settle waits, at most d, until the event being handled is recorded or
@@ -120,6 +131,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 // there is nothing to keep.
 func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, error) {
 	defer settled()
+	if !h.built {
+		return Reply{}, errors.New("hook: the handler was not built by New")
+	}
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
@@ -140,7 +154,7 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	if dir == "" {
 		dir = ev.Cwd
 	}
-	if dir == "" && h.Getwd != nil {
+	if dir == "" {
 		dir, _ = h.Getwd()
 	}
 	id, err := h.Project(dir)
@@ -151,7 +165,7 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	if !sw.Inject && !sw.Capture {
 		return Reply{}, nil // opted out: not even the database is opened
 	}
-	at := h.now()
+	at := h.Now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
 	// The event is recorded, and the reply built, before the deadline less
 	// answerMargin, or not at all.
@@ -381,18 +395,7 @@ func (h *Handler) turn(db *store.DB, j job, capture, inject bool) *turn {
 	return &turn{h: h, db: db, id: j.ID, ev: ev, s: s, dir: j.Dir, project: j.Project, root: j.Root, at: j.At, capture: capture, inject: inject}
 }
 
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
-}
-
-func (h *Handler) logf(format string, args ...any) {
-	if h.Logf != nil {
-		h.Logf(format, args...)
-	}
-}
+func (h *Handler) logf(format string, args ...any) { h.Logf(format, args...) }
 
 // in returns t over db (another transaction).
 func (t *turn) in(db *store.DB) *turn {
@@ -516,9 +519,9 @@ func (t *turn) record(ctx context.Context) error {
 func (t *turn) answer(ctx context.Context) (Reply, error) {
 	switch t.ev.Kind {
 	case KindSessionStart, KindSystem:
-		return t.block(ctx, ModeStart)
+		return t.block(ctx, false)
 	case KindCompacted:
-		return t.block(ctx, ModeCompact)
+		return t.block(ctx, true)
 	case KindPrompt:
 		return t.prompt(ctx)
 	case KindTool:
@@ -560,10 +563,8 @@ func (t *turn) end(ctx context.Context) error {
 		}
 		return err
 	}
-	if t.h.Summarize != nil {
-		if err := t.h.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
-			return fmt.Errorf("summarizing session %s: %w", t.s.ID, err)
-		}
+	if err := t.h.Memory.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
+		return fmt.Errorf("summarizing session %s: %w", t.s.ID, err)
 	}
 	return nil
 }
@@ -572,21 +573,22 @@ func (t *turn) end(ctx context.Context) error {
 // context: the summary of the session up to now, which the compaction block
 // then carries and SessionEnd later replaces.
 func (t *turn) checkpoint(ctx context.Context) {
-	if t.h.Summarize == nil {
-		return
-	}
-	if err := t.h.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
+	if err := t.h.Memory.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
 		t.h.logf("checkpoint of session %s: %v", t.s.ID, err)
 	}
 }
 
 // block answers with a recall block when injection is on.
-func (t *turn) block(ctx context.Context, mode string) (Reply, error) {
-	if !t.inject || t.h.Recall == nil {
+func (t *turn) block(ctx context.Context, compact bool) (Reply, error) {
+	if !t.inject {
 		return Reply{}, nil
 	}
-	b, err := t.h.Recall(ctx, t.db, t.s, mode)
+	b, err := t.h.Memory.Block(ctx, t.db, t.s, compact)
 	if err != nil {
+		mode := "start"
+		if compact {
+			mode = "compact"
+		}
 		return Reply{}, fmt.Errorf("building the %s block: %w", mode, err)
 	}
 	return t.reply(b), nil
@@ -619,8 +621,8 @@ func (t *turn) prompt(ctx context.Context) (Reply, error) {
 		if err != nil {
 			return Reply{}, err
 		}
-		if took && t.h.Recall != nil {
-			b, err := t.h.Recall(ctx, t.db, t.s, ModeCompact)
+		if took {
+			b, err := t.h.Memory.Block(ctx, t.db, t.s, true)
 			if err != nil {
 				return Reply{}, err
 			}
@@ -638,7 +640,7 @@ func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error)
 // context adds what the session is waiting for after the other parts of the
 // reply; read and edited are the files of a tool call.
 func (t *turn) context(ctx context.Context, parts, read, edited []string) (Reply, error) {
-	if t.inject && t.h.Context != nil {
+	if t.inject {
 		// The context is consumed as it is built, so it must fit beside the
 		// other parts: what is left out stays pending for the next turn.
 		room := -1
@@ -653,14 +655,22 @@ func (t *turn) context(ctx context.Context, parts, read, edited []string) (Reply
 				return t.reply(parts...), nil
 			}
 		}
-		c, err := t.h.Context(ctx, t.db, ContextTurn{Session: t.s, Event: t.ev, Root: t.root,
-			Read: read, Edited: edited, Room: room})
+		c, err := t.h.Memory.TurnContext(ctx, t.db, t.contextTurn(read, edited, room))
 		if err != nil {
 			return t.reply(parts...), err
 		}
 		parts = append(parts, c)
 	}
 	return t.reply(parts...), nil
+}
+
+// contextTurn is what the prompt-time pipeline is told of t: a prompt's
+// text has passed the privacy filter; read and edited are the files of a
+// tool call, relative to the root; room is the characters left under the
+// agent's cap (negative: no cap).
+func (t *turn) contextTurn(read, edited []string, room int) remember.Turn {
+	return remember.Turn{Session: t.s, Prompt: t.ev.Prompt, Tool: t.ev.Kind == KindTool, Read: read, Edited: edited,
+		Deliver: t.ev.ContextAfterTool, Root: t.root, Room: room}
 }
 
 // where tells capture where the event's tool call happened.
