@@ -12,9 +12,16 @@ import (
 
 // Inject builds the recall block req asks for (what `mem inject` prints)
 // from one snapshot of the database.
-func (e *Engine) Inject(ctx context.Context, db *store.DB, req recall.Request) (res recall.Result, err error) {
+func (e *Engine) Inject(ctx context.Context, db *store.DB, req recall.Request) (recall.Result, error) {
+	return Recall(ctx, db, req, e.recall)
+}
+
+// Recall builds the recall block req asks for with set from one snapshot
+// of the database: what the MCP server and the viewer show, for callers
+// that hold recall settings rather than the whole configuration.
+func Recall(ctx context.Context, db *store.DB, req recall.Request, set recall.Settings) (res recall.Result, err error) {
 	err = db.Read(ctx, func(rx *store.DB) error {
-		res, err = recall.Build(ctx, rx, req, e.recall)
+		res, err = recall.Build(ctx, rx, req, set)
 		return err
 	})
 	return res, err
