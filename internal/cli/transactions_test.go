@@ -21,8 +21,9 @@ import (
 // the transactions each call takes: every recorded event of every agent
 // (internal/e2e/testdata/events), handled twice (the second time it is the
 // same event again), takes at most one write transaction and one read
-// transaction and no savepoint; mem inject and mem search read one snapshot
-// and write nothing. A statement run outside a transaction is a transaction
+// transaction and no savepoint; mem inject, mem search, mem get and mem
+// timeline read one snapshot and write nothing, not even an event a hook
+// spooled. A statement run outside a transaction is a transaction
 // of its own and counts as one.
 func TestTransactionsPerCall(t *testing.T) {
 	dir := t.TempDir()
@@ -106,6 +107,8 @@ func TestTransactionsPerCall(t *testing.T) {
 		{"inject", "--format", "pretty"},
 		{"search", "discount"},
 		{"search", "--json", "discount"},
+		{"get", "1"},
+		{"timeline", "--around", "1"},
 	} {
 		n, out := call("", args...)
 		t.Logf("mem %s: %s", strings.Join(args, " "), n)
