@@ -295,6 +295,7 @@ func (a *App) ReadStore(ctx context.Context) (*store.DB, error) {
 		return nil, dbError(a.cfg.Settings.DB, err)
 	}
 	a.db = db
+	makeFoldersPrivate(a, db.Path())
 	return db, nil
 }
 
