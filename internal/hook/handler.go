@@ -120,8 +120,10 @@ const (
 )
 
 // Handle does what ev calls for and returns the reply. What the event
-// changes in the database is done in one transaction, after the spooled
-// events that arrived before it; when the database stays busy past the
+// changes in the database, and a reply that changes it (pending context
+// consumed), are done in one write transaction, after the spooled events
+// that arrived before it; a reply that only reads (a recall block) is read
+// in one read transaction after it. When the database stays busy past the
 // store's short wait, the event is spooled and the reply is empty.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	return h.handle(ctx, ev, h.settling())
