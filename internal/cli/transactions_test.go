@@ -74,6 +74,11 @@ func TestTransactionsPerCall(t *testing.T) {
 			}
 		}
 	}
+	// A session's detail comes from one snapshot (with nothing spooled, mem
+	// session show has nothing to apply first).
+	if n, out := call("", "session", "show", "5680a20f-fa28-4d00-8c7f-56e87cedd613"); n.writes() != 0 || n.reads() != 1 || out == "" {
+		t.Errorf("mem session show: %s, printed %d bytes; want 1 read transaction and no write", n, len(out))
+	}
 	// An event spooled while the database was locked waits for the next
 	// hook or writing command: a read command leaves it there.
 	lock, err := sql.Open("sqlite", store.DSN(env["MEM_DB"], 1000))
