@@ -319,20 +319,20 @@ func (a *App) WriteStore(ctx context.Context) (*store.DB, error) {
 	return db, nil
 }
 
-// sessionStore opens the database and makes sure the session exists,
-// creating it in the current project when it does not.
-func (a *App) sessionStore(ctx context.Context, sessionID string) (*store.DB, error) {
+// inSession opens the database and runs fn in one write transaction in
+// which the session exists, creating it in the current project when it does
+// not.
+func (a *App) inSession(ctx context.Context, sessionID string, fn func(tx *store.DB) error) error {
 	id, err := a.Project()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	db, err := a.WriteStore(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	wd, _ := a.Getwd()
-	_, err = db.EnsureSession(ctx, memory.Session{ID: sessionID, Project: id.Key, Cwd: wd, StartedAt: a.Now()})
-	return db, err
+	return remember.InSession(ctx, db, memory.Session{ID: sessionID, Project: id.Key, Cwd: wd, StartedAt: a.Now()}, fn)
 }
 
 // Project resolves the current project: --project, MEM_PROJECT, then the

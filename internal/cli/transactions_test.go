@@ -79,6 +79,15 @@ func TestTransactionsPerCall(t *testing.T) {
 	if n, out := call("", "session", "show", "5680a20f-fa28-4d00-8c7f-56e87cedd613"); n.writes() != 0 || n.reads() != 1 || out == "" {
 		t.Errorf("mem session show: %s, printed %d bytes; want 1 read transaction and no write", n, len(out))
 	}
+	// What a person records comes with its session in one transaction.
+	for _, args := range [][]string{
+		{"observe", "--session", "by-hand", "--type", "note", "--title", "a note by hand"},
+		{"prompt", "--session", "by-hand", "--text", "a prompt by hand"},
+	} {
+		if n, _ := call("", args...); n.writes() != 1 || n.savepoints > 0 {
+			t.Errorf("mem %s: %s; want 1 write transaction", strings.Join(args, " "), n)
+		}
+	}
 	// An event spooled while the database was locked waits for the next
 	// hook or writing command: a read command leaves it there.
 	lock, err := sql.Open("sqlite", store.DSN(env["MEM_DB"], 1000))

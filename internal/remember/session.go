@@ -37,3 +37,15 @@ func Session(ctx context.Context, db *store.DB, id string) (d SessionDetail, err
 	})
 	return d, err
 }
+
+// InSession runs fn in one write transaction in which session s exists:
+// it is created (in s's project, with s's working folder) when it does
+// not, so what fn records and the session come together or not at all.
+func InSession(ctx context.Context, db *store.DB, s memory.Session, fn func(tx *store.DB) error) error {
+	return db.Write(ctx, func(tx *store.DB) error {
+		if _, err := tx.EnsureSession(ctx, s); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
