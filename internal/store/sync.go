@@ -447,32 +447,20 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		if err != nil {
 			return err
 		}
-		keys := make([]string, 0, len(recs))
-		for _, r := range recs {
-			keys = append(keys, r.Key)
-			if r.Record.Kind == memory.KindSummary {
-				keys = append(keys, memory.KeySession+r.Record.SessionID()) // see isGone
-			}
-		}
-		list, _ := json.Marshal(keys)
-		var dead []struct {
-			Key       string `db:"key"`
-			DeletedAt int64  `db:"deleted_at"`
-		}
-		if err := tx.SelectContext(ctx, &dead, `SELECT key, deleted_at FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`,
-			string(list)); err != nil {
+		gone, elsewhere, err := keysHere(ctx, tx, project, recs)
+		if err != nil {
 			return err
-		}
-		gone := map[string]int64{} // key -> the tombstone's stamp
-		for _, d := range dead {
-			gone[d.Key] = d.DeletedAt
 		}
 		origins := map[string]string{}
 		var summaries []Incoming
 		for _, r := range recs {
 			switch {
+			case elsewhere(r) != "":
+				// Filed under this project, about a record of another
+				// one here: a forgery, never applied.
+				res.Skipped++
 			case r.Tombstone:
-				n, err := deleteByKey(ctx, tx, r.Key, r.Stamp)
+				n, err := deleteByKey(ctx, tx, project, r.Key, r.Stamp)
 				if err != nil {
 					return err
 				}
@@ -481,7 +469,8 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 					removed = true
 				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO sync_tombstones (key, project, deleted_at) VALUES (?, ?, ?)
-					ON CONFLICT (key) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_at)`,
+					ON CONFLICT (key) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_at)
+					WHERE sync_tombstones.project = excluded.project`,
 					r.Key, project, r.Stamp); err != nil {
 					return err
 				}
@@ -630,6 +619,68 @@ func toLocal(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) 
 	return out, nil
 }
 
+// keysHere reads what this file holds under the keys of recs (pulled for
+// project, with this file's session ids) and the keys of their sessions:
+// gone maps a key of project to its tombstone's stamp; elsewhere names the
+// other project whose record or tombstone holds a record's key, or its
+// session's ("" when none does). Keys are one namespace across projects (an
+// observation's uuid, a session id too long to carry its project), so a
+// record filed under one project could otherwise name, replace or delete
+// another's.
+func keysHere(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) (map[string]int64, func(Incoming) string, error) {
+	var keys []string
+	ids := map[string][]string{}
+	add := func(key string) {
+		keys = append(keys, key)
+		for _, p := range []string{memory.KeySession, memory.KeyObservation, memory.KeySummary} {
+			if id, ok := strings.CutPrefix(key, p); ok {
+				ids[p] = append(ids[p], id)
+			}
+		}
+	}
+	for _, r := range recs {
+		add(r.Key)
+		if s := sessionOf(r.Record); !r.Tombstone && s != "" {
+			add(memory.KeySession + s) // see isGone
+		}
+	}
+	list := func(v []string) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	var rows []struct {
+		Key       string `db:"key"`
+		Project   string `db:"project"`
+		DeletedAt int64  `db:"deleted_at"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT key, project, deleted_at FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?1))
+		UNION ALL SELECT 'session:' || id, project, 0 FROM sessions WHERE id IN (SELECT value FROM json_each(?2)) AND project != ?5
+		UNION ALL SELECT 'observation:' || uuid, project, 0 FROM observations WHERE uuid IN (SELECT value FROM json_each(?3)) AND project != ?5
+		UNION ALL SELECT 'summary:' || session_id, project, 0 FROM summaries WHERE session_id IN (SELECT value FROM json_each(?4)) AND project != ?5`,
+		list(keys), list(ids[memory.KeySession]), list(ids[memory.KeyObservation]), list(ids[memory.KeySummary]), project); err != nil {
+		return nil, nil, err
+	}
+	gone := map[string]int64{} // key -> the tombstone's stamp
+	other := map[string]string{}
+	for _, r := range rows {
+		if r.Project == project {
+			gone[r.Key] = r.DeletedAt
+		} else {
+			other[r.Key] = r.Project
+		}
+	}
+	elsewhere := func(r Incoming) string {
+		if p := other[r.Key]; p != "" {
+			return p
+		}
+		if s := sessionOf(r.Record); !r.Tombstone && s != "" {
+			return other[memory.KeySession+s]
+		}
+		return ""
+	}
+	return gone, elsewhere, nil
+}
+
 // isGone reports whether a pulled record is under a tombstone here: its
 // own, or for a summary, its session's (a forgotten session's summaries are
 // forgotten with it, however new).
@@ -643,23 +694,25 @@ func isGone(gone map[string]int64, r Incoming) bool {
 	return ok && !outlives(r.Record, r.Stamp, dead)
 }
 
-// deleteByKey deletes the record under a sync key, for a tombstone stamped
-// stamp; a session goes with everything recorded in it, a summary only when
-// it is not newer than the tombstone (outlives).
-func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string, stamp int64) (int64, error) {
+// deleteByKey deletes the record of project under a sync key, for a
+// tombstone stamped stamp; a session goes with everything recorded in it, a
+// summary only when it is not newer than the tombstone (outlives). A record
+// of another project under that key stays.
+func deleteByKey(ctx context.Context, tx *sqlx.Tx, project, key string, stamp int64) (int64, error) {
 	switch {
 	case strings.HasPrefix(key, memory.KeySession):
-		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, memory.KeySession))
+		d, err := deleteSessions(ctx, tx, `id = ? AND project = ?`, strings.TrimPrefix(key, memory.KeySession), project)
 		return d.Sessions + d.Observations + d.Summaries + d.Prompts, err
 	case strings.HasPrefix(key, memory.KeyObservation):
-		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ?`, strings.TrimPrefix(key, memory.KeyObservation))
+		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ? AND project = ?`,
+			strings.TrimPrefix(key, memory.KeyObservation), project)
 		if err != nil {
 			return 0, err
 		}
 		return res.RowsAffected()
 	case strings.HasPrefix(key, memory.KeySummary):
-		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ? AND created_at <= ?`,
-			strings.TrimPrefix(key, memory.KeySummary), stamp)
+		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ? AND project = ? AND created_at <= ?`,
+			strings.TrimPrefix(key, memory.KeySummary), project, stamp)
 		if err != nil {
 			return 0, err
 		}
