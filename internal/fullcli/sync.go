@@ -12,6 +12,7 @@ import (
 	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/team"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 type syncOptions struct {
@@ -102,25 +103,32 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.Config().Settings.Sync.Page}
+	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.Config().Settings.Sync.Page,
+		Warn: func(line string) {
+			if o.Background {
+				app.LogBackground(errors.New(line))
+			} else {
+				fmt.Fprintf(app.Err, "mem: warning: %s\n", termsafe.Line(line))
+			}
+		}}
 	if o.Project != "" {
 		opts.Projects = []string{o.Project}
 	}
 	res, err := team.Sync(ctx, db, opts)
-	if err != nil {
-		if errors.Is(err, team.ErrNewerSchema) {
-			return cli.UsageErr(err) // as with a database file newer than mem
-		}
-		if errors.Is(err, team.ErrAuth) {
-			return fmt.Errorf("%w (user %q; set it with mem remote set --user U --password-stdin)", err, r.User)
-		}
+	switch {
+	case errors.Is(err, team.ErrNewerSchema):
+		return cli.UsageErr(err) // as with a database file newer than mem
+	case errors.Is(err, team.ErrAuth):
+		return fmt.Errorf("%w (user %q; set it with mem remote set --user U --password-stdin)", err, r.User)
+	case err != nil && len(res.Projects) == 0, o.Quiet || o.Background:
 		return err
 	}
-	if o.Quiet || o.Background {
-		return nil
-	}
+	// What the projects that went on did is said, then what failed.
 	if app.JSON {
-		return cli.PrintJSON(app.Out, res)
+		if perr := cli.PrintJSON(app.Out, res); perr != nil {
+			return perr
+		}
+		return err
 	}
 	w := app.Text()
 	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
@@ -128,10 +136,22 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")
 	}
 	for _, p := range res.Projects {
-		fmt.Fprintf(w, "%s: pushed %d, pulled %d new, %d newer summaries, %d forgotten (cursor %d)\n",
-			p.Project, p.Pushed, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, p.Cursor)
+		if p.Error != "" {
+			fmt.Fprintf(w, "%s: failed (below)\n", p.Project)
+			continue
+		}
+		fmt.Fprintf(w, "%s: pushed %d, pulled %d new, %d newer summaries, %d forgotten%s (cursor %d)\n",
+			p.Project, p.Pushed, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, quarantined(int64(p.Pulled.Quarantined)), p.Cursor)
 	}
-	return nil
+	return err
+}
+
+// quarantined says how many of the cluster's rows were set aside, when any.
+func quarantined(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d quarantined", n)
 }
 
 func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
@@ -170,7 +190,7 @@ func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
 		if !p.SyncedAt.IsZero() {
 			last = cli.Stamp(p.SyncedAt)
 		}
-		fmt.Fprintf(w, "%s: %d to push, %s to pull, last synced %s\n", p.Project, p.Pending, pull, last)
+		fmt.Fprintf(w, "%s: %d to push, %s to pull, last synced %s%s\n", p.Project, p.Pending, pull, last, quarantined(p.Quarantined))
 	}
 	return nil
 }

@@ -4,12 +4,18 @@ package team_test
 // rows written straight into mem_records, as such a member could.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memhq/mem/internal/team"
 )
 
 // forge writes one row into the cluster as a member with write access
@@ -100,5 +106,118 @@ func TestTombstoneOfAnotherProjectDeletesNothing(t *testing.T) {
 	}
 	if got := a.count(`SELECT count(*) FROM observations WHERE project = ?`, private); got != 2 {
 		t.Errorf("after sharing the private project: %d of its observations here, want 2", got)
+	}
+}
+
+// TestBadRowsAreQuarantined: rows no mem writes (a record of another
+// project, a body that is not JSON, a 48 MiB record, a key mem does not
+// know, a summary or an observation whose session is nowhere, a line break
+// in a body) are set aside, counted and skipped; the pull goes on past
+// them, gets the good records after them, and never reads them again.
+func TestBadRowsAreQuarantined(t *testing.T) {
+	c := startCluster(t, 3, "", "")
+	a := newMember(t, "a", c, c.urls(), "")
+	b := newMember(t, "b", c, c.urls(c.nodes[1]), "")
+	for _, m := range []*member{a, b} {
+		m.run("--project", project, "share")
+	}
+	b.importObservations(project, "s-before", "before", 3)
+	b.run("sync")
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	obs := func(uuid, session, proj string) string {
+		return fmt.Sprintf(`{"kind":"observation","uuid":%q,"session_id":%q,"project":%q,"type":"decision","title":"forged %s","created_at":%q}`,
+			uuid, session, proj, uuid, now)
+	}
+	c.forge("observation:forged-1", "observation", project, obs("forged-1", "s-before", "github.com/acme/other"))
+	c.forge("observation:junk-1", "observation", project, "this is not JSON")
+	// 48 MiB made by the cluster itself, so that this test's process stays
+	// small: a child's peak memory counts its parent's at the fork.
+	c.execute([]any{`INSERT INTO mem_records (seq, key, kind, project, origin, stamp, body)
+		VALUES ((SELECT max(seq) + 1 FROM mem_records), 'observation:huge-1', 'observation', ?, 'intruder-0badc0de', 1, hex(zeroblob(24 << 20)))`, project})
+	c.forge("nonsense", "observation", project, obs("nonsense", "s-before", project))
+	c.forge("summary:ghost", "summary", project,
+		fmt.Sprintf(`{"kind":"summary","uuid":"ghost-sum","session_id":"ghost","project":%q,"request":"wghostx","created_at":%q}`, project, now))
+	c.forge("observation:orphan-1", "observation", project, obs("orphan-1", "no-such-session", project))
+	c.forge("observation:lines-1", "observation", project, obs("lines-1", "s-before", project)+"\n"+obs("lines-2", "s-before", project))
+	const bad = 7
+	b.importObservations(project, "s-after", "after", 3)
+	b.run("sync")
+
+	cmd := exec.Command(memBin, "sync")
+	cmd.Env, cmd.Dir = a.env, a.dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("mem sync with bad rows in the cluster: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	t.Logf("a sync past a 48 MiB row and %d others: %s, max RSS %d MiB; stderr:\n%s", bad-1, took, rss>>10, errOut.String())
+	if rss > 100<<10 {
+		t.Errorf("a sync past a 48 MiB row held %d MiB at its peak, want under 100", rss>>10)
+	}
+	if got := a.count(`SELECT count(*) FROM observations WHERE project = ?`, project); got != 6 {
+		t.Errorf("a has %d observations after the sync, want b's 6", got)
+	}
+	if got := a.count(`SELECT count(*) FROM observations WHERE title LIKE 'forged%' OR uuid = 'huge-1'`); got != 0 {
+		t.Errorf("a took %d of the bad rows in", got)
+	}
+	if !strings.Contains(out.String(), fmt.Sprintf("%d quarantined", bad)) {
+		t.Errorf("mem sync does not say it set %d rows aside:\n%s", bad, out.String())
+	}
+	if n := strings.Count(errOut.String(), "quarantined"); n != bad {
+		t.Errorf("mem sync logged %d quarantined rows, want %d:\n%s", n, bad, errOut.String())
+	}
+	maxSeq := c.count(`SELECT max(seq) FROM mem_records`)
+	status := func() team.ProjectStatus {
+		t.Helper()
+		var st team.StatusReport
+		if err := json.Unmarshal([]byte(a.run("sync", "--status", "--json")), &st); err != nil || len(st.Projects) != 1 {
+			t.Fatalf("mem sync --status --json: %v %+v", err, st)
+		}
+		return st.Projects[0]
+	}
+	if st := status(); st.Quarantined != bad || st.Pulled != int64(maxSeq) || st.PendingPull != 0 {
+		t.Errorf("status after the sync: %d quarantined, cursor %d, %d to pull; want %d, %d, 0", st.Quarantined, st.Pulled, st.PendingPull, bad, maxSeq)
+	}
+	if text := a.run("sync", "--status"); !strings.Contains(text, fmt.Sprintf("%d quarantined", bad)) {
+		t.Errorf("mem sync --status does not count the quarantined rows:\n%s", text)
+	}
+	// A second sync reads none of them again.
+	if o, e, code := a.try("", "sync"); code != 0 || strings.Contains(e, "quarantined") {
+		t.Errorf("second sync: exit %d, stderr %q\n%s", code, e, o)
+	}
+	if st := status(); st.Quarantined != bad {
+		t.Errorf("after a second sync: %d quarantined, want %d", st.Quarantined, bad)
+	}
+}
+
+// TestSyncGoesOnAfterAProjectFails: one shared project's push fails in the
+// cluster (a member with write access made it refuse that project's rows);
+// mem sync still syncs the other project, then exits 1 naming the one that
+// failed.
+func TestSyncGoesOnAfterAProjectFails(t *testing.T) {
+	c := startCluster(t, 3, "", "")
+	const broken = "github.com/acme/aaa-broken" // synced first
+	a := newMember(t, "a", c, c.urls(), "")
+	for _, p := range []string{broken, project} {
+		a.run("--project", p, "share")
+	}
+	a.run("sync") // the schema
+	c.execute([]any{`CREATE TRIGGER refuse BEFORE INSERT ON mem_records WHEN new.project = '` + broken + `'
+		BEGIN SELECT RAISE(ABORT, 'refused by the intruder'); END`})
+	a.importObservations(broken, "s-broken", "broken", 2)
+	a.importObservations(project, "s-fine", "fine", 2)
+	out, errOut, code := a.try("", "sync")
+	if code != 1 {
+		t.Errorf("mem sync with one project failing: exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, broken) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("mem sync with one project failing: want one line naming %s, got %q", broken, errOut)
+	}
+	if got := c.count(`SELECT count(*) FROM mem_records WHERE project = ? AND kind = 'observation'`, project); got != 2 {
+		t.Errorf("the other project: %d observations in the cluster, want 2", got)
 	}
 }
