@@ -571,7 +571,11 @@ func (c *Config) set(name, v, source, detail string) error {
 		return memory.Invalid("config key ("+detail+")", "one of "+strings.Join(c.names(), ", "), name)
 	}
 	if err := k.set(v); err != nil {
-		bad := memory.Invalid(name+" ("+detail+")", err.Error(), v)
+		shown := v
+		if k.Secret() {
+			shown = Hidden
+		}
+		bad := memory.Invalid(name+" ("+detail+")", err.Error(), HideURLUsers(shown))
 		if c.lenient && k.numeric() {
 			if c.skipped == nil {
 				c.skipped = bad
@@ -618,11 +622,21 @@ func (c *Config) setting(k Key) Setting {
 	if !ok {
 		s.Source = SourceDefault
 	}
-	s.Key, s.Value = k.Name, k.Value()
-	if k.Secret() && s.Value != "" {
-		s.Value = Hidden
-	}
+	s.Key, s.Value = k.Name, k.Shown()
 	return s
+}
+
+// Shown is the field's value as mem prints it: a secret's hidden, and
+// the user and password written into a node's address (sync.url) too.
+func (k Key) Shown() string {
+	v := k.Value()
+	switch {
+	case k.Secret() && v != "":
+		return Hidden
+	case k.Name == "sync.url":
+		return HideURLUsers(v)
+	}
+	return v
 }
 
 // Hidden is shown in place of a secret's value.
