@@ -7,10 +7,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -219,5 +224,44 @@ func TestSyncGoesOnAfterAProjectFails(t *testing.T) {
 	}
 	if got := c.count(`SELECT count(*) FROM mem_records WHERE project = ? AND kind = 'observation'`, project); got != 2 {
 		t.Errorf("the other project: %d observations in the cluster, want 2", got)
+	}
+}
+
+// TestNoPasswordAcrossARedirect: a node that answers 307 to another port
+// (a proxy there forwards to the real cluster and notes what it gets)
+// never receives the password: mem does not follow it, and says so.
+func TestNoPasswordAcrossARedirect(t *testing.T) {
+	c := startCluster(t, 3, "alice", "redirect-horse-7731")
+	target, _ := url.Parse("http://" + c.nodes[0].http)
+	var mu sync.Mutex
+	var seen []string
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	defer other.Close()
+	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	}))
+	defer node.Close()
+
+	a := newMember(t, "a", c, c.urls(), "redirect-horse-7731")
+	a.runIn("redirect-horse-7731\n", "remote", "set", node.URL, "--user", "alice", "--password-stdin")
+	a.run("--project", project, "share")
+	a.importObservations(project, "s-a", "a", 2)
+	out, errOut, code := a.try("", "sync", "--deadline", "10s")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) > 0 {
+		t.Errorf("the other port got %d requests, with Authorization %q", len(seen), seen)
+	}
+	if code != 1 || !strings.Contains(errOut, "redirected to "+other.URL) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("mem sync against a node that redirects: exit %d, want 1 and one line naming %s:\n%s%s", code, other.URL, out, errOut)
+	}
+	if strings.Contains(out+errOut, "redirect-horse-7731") {
+		t.Errorf("the password was printed:\n%s%s", out, errOut)
 	}
 }
