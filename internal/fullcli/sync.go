@@ -103,7 +103,8 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.Config().Settings.Sync.Page,
+	set := app.Config().Settings.Sync
+	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: set.Page, ShareMachine: set.ShareMachine,
 		Warn: func(line string) {
 			if o.Background {
 				app.LogBackground(errors.New(line))
@@ -140,8 +141,12 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 			fmt.Fprintf(w, "%s: failed (below)\n", p.Project)
 			continue
 		}
-		fmt.Fprintf(w, "%s: pushed %d, pulled %d new, %d newer summaries, %d forgotten%s (cursor %d)\n",
-			p.Project, p.Pushed, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, quarantined(int64(p.Pulled.Quarantined)), p.Cursor)
+		withheld := ""
+		if p.Withheld > 0 {
+			withheld = fmt.Sprintf(" (%d withheld)", p.Withheld)
+		}
+		fmt.Fprintf(w, "%s: pushed %d%s, pulled %d new, %d newer summaries, %d forgotten%s (cursor %d)\n",
+			p.Project, p.Pushed, withheld, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, quarantined(int64(p.Pulled.Quarantined)), p.Cursor)
 	}
 	return err
 }
@@ -165,7 +170,7 @@ func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	st, err := team.Status(ctx, db, r, o.Project)
+	st, err := team.Status(ctx, db, r, o.Project, app.Config().Settings.Sync.ShareMachine)
 	if err != nil {
 		return err
 	}

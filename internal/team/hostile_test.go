@@ -265,3 +265,55 @@ func TestNoPasswordAcrossARedirect(t *testing.T) {
 		t.Errorf("the password was printed:\n%s%s", out, errOut)
 	}
 }
+
+// TestWhatLeavesIsFilteredAtPush: records an older mem stored with a
+// secret in them go to the cluster with the secret redacted, by today's
+// filter, at push time; the host name and the sessions' folders stay home
+// unless sync.share_machine says otherwise.
+func TestWhatLeavesIsFilteredAtPush(t *testing.T) {
+	const token = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		t.Skipf("no usable host name here (%q, %v)", host, err)
+	}
+	c := startCluster(t, 3, "", "")
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	session := func(id, proj string) string {
+		return fmt.Sprintf(`{"kind":"session","id":%q,"project":%q,"agent":"claude-code","cwd":"/home/alice/src/shop-%s","started_at":%q,"status":"active"}`,
+			id, proj, id, now)
+	}
+	const other = "github.com/acme/shared-host"
+	a := newMember(t, "a", c, c.urls(), "")
+	a.run("--project", project, "share")
+	a.importLines("old", session("s-old", project),
+		fmt.Sprintf(`{"kind":"observation","uuid":"old-secret-1","session_id":"s-old","project":%q,"type":"decision","title":"rotated the deploy token","narrative":"set in CI","created_at":%q}`, project, now))
+	// What an older mem, whose filter let this kind of token through, stored.
+	db := a.open()
+	if _, err := db.SQL().Exec(`UPDATE observations SET narrative = 'export GITHUB_TOKEN=` + token + `' WHERE uuid = 'old-secret-1'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec(`UPDATE sessions SET last_message = 'used ` + token + `' WHERE id = 's-old'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	a.run("sync")
+	if got := c.count(`SELECT count(*) FROM mem_records WHERE body LIKE ?`, "%"+token+"%"); got != 0 {
+		t.Errorf("%d rows in the cluster hold the token", got)
+	}
+	if got := c.count(`SELECT count(*) FROM mem_records WHERE key = 'observation:old-secret-1' AND body LIKE '%GITHUB_TOKEN=[REDACTED]%'`); got != 1 {
+		t.Errorf("the observation did not reach the cluster redacted: %v", c.query(`SELECT body FROM mem_records WHERE key = 'observation:old-secret-1'`))
+	}
+	if got := c.count(`SELECT count(*) FROM mem_records WHERE origin LIKE ? OR body LIKE '%/home/alice%'`, host+"-%"); got != 0 {
+		t.Errorf("%d rows in the cluster name this machine or a session's folder: %v", got, c.query(`SELECT origin, body FROM mem_records`))
+	}
+
+	// A member who says so sends both.
+	b := newMember(t, "b", c, c.urls(), "")
+	b.setConfig("[sync]\nshare_machine = true\n")
+	b.run("--project", other, "share")
+	b.importLines("b", session("s-b", other))
+	b.run("sync")
+	if got := c.count(`SELECT count(*) FROM mem_records WHERE project = ? AND origin LIKE ? AND body LIKE '%/home/alice/src/shop-s-b%'`, other, host+"-%"); got != 1 {
+		t.Errorf("with sync.share_machine the host name and folder do not travel: %v", c.query(`SELECT origin, body FROM mem_records WHERE project = ?`, other))
+	}
+}

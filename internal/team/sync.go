@@ -30,18 +30,24 @@ type Options struct {
 	Now         func() time.Time
 	// Progress, when set, hears of every batch pushed or page applied.
 	Progress func(project, what string, n int)
-	// Warn, when set, hears of every row a pull set aside (one line each).
+	// Warn, when set, hears of every row a pull set aside and every record
+	// a push withheld (one line each).
 	Warn func(line string)
+	// ShareMachine sends the host name (in the origin) and the sessions'
+	// working folders; without it, neither leaves the machine.
+	ShareMachine bool
 }
 
 // ProjectResult is what a sync did for one project; Error says why it
 // stopped, when it did (the other projects went on).
 type ProjectResult struct {
-	Project string       `json:"project"`
-	Pushed  int          `json:"pushed"`
-	Pulled  store.Pulled `json:"pulled"`
-	Cursor  int64        `json:"cursor"`
-	Error   string       `json:"error,omitempty"`
+	Project string `json:"project"`
+	Pushed  int    `json:"pushed"`
+	// Withheld counts the records a push kept back (see outgoing).
+	Withheld int          `json:"withheld"`
+	Pulled   store.Pulled `json:"pulled"`
+	Cursor   int64        `json:"cursor"`
+	Error    string       `json:"error,omitempty"`
 }
 
 // Result is what a sync did.
@@ -98,7 +104,7 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 		return Result{}, err
 	}
 	cluster := info.id
-	origin, err := db.MachineID(ctx)
+	origin, err := memberName(ctx, db, o.ShareMachine)
 	if err != nil {
 		return Result{}, err
 	}
@@ -111,7 +117,7 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 		pr := ProjectResult{Project: p}
 		st, err := db.BeginSync(ctx, cluster, p)
 		if err == nil && !o.PullOnly {
-			pr.Pushed, err = push(ctx, c, db, o, info, origin, p, st.Pushed)
+			pr.Pushed, pr.Withheld, err = push(ctx, c, db, o, info, origin, p, st.Pushed)
 		}
 		if err == nil && !o.PushOnly {
 			pr.Pulled, pr.Cursor, err = pull(ctx, c, db, o, cluster, origin, p, st.Pulled)
@@ -208,18 +214,20 @@ const forgetPlain = `UPDATE mem_records SET seq = (SELECT coalesce(max(seq), 0) 
 
 const kindTombstone = "tombstone"
 
-func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterInfo, origin, project string, mark int64) (int, error) {
-	total := 0
+// push sends a project's changes after mark; it returns how many records
+// went and how many were withheld (outgoing).
+func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterInfo, origin, project string, mark int64) (int, int, error) {
+	total, withheld := 0, 0
 	write := upsert(info.uuidColumn)
 	var buf bytes.Buffer
 	enc := interchange.NewEncoder(&buf) // flushed into buf for each record
 	for {
 		out, last, err := db.Outbox(ctx, project, mark, o.Batch)
 		if err != nil {
-			return total, err
+			return total, withheld, err
 		}
 		if last == mark {
-			return total, nil
+			return total, withheld, nil
 		}
 		stmts := make([]stmt, 0, len(out))
 		for _, r := range out {
@@ -234,32 +242,79 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterI
 				stmts = append(stmts, st(forgetPlain, from, r.Stamp, plain, project))
 			}
 			if !r.Tombstone {
-				rec := r.Record.WithSessionIDs(func(id string) string { return memory.TeamSessionID(id, project) })
-				buf.Reset()
-				if err := enc.Encode(rec); err != nil {
-					return total, err
+				rec, err := outgoing(*r.Record, o)
+				if err == nil {
+					rec = rec.WithSessionIDs(func(id string) string { return memory.TeamSessionID(id, project) })
+					buf.Reset()
+					if err = enc.Encode(rec); err == nil {
+						err = enc.Flush()
+					}
 				}
-				if err := enc.Flush(); err != nil {
-					return total, err
+				if err == nil && buf.Len() > MaxRecord {
+					err = fmt.Errorf("%d bytes, more than the %d a member reads", buf.Len(), MaxRecord)
+				}
+				if err != nil {
+					withheld++
+					if o.Warn != nil {
+						o.Warn(fmt.Sprintf("project %s: %s not pushed: %v", project, r.Key, err))
+					}
+					continue
 				}
 				key, kind, body = rec.Key(), rec.Kind, strings.TrimSuffix(buf.String(), "\n")
 			}
 			stmts = append(stmts, st(write, upsertArgs(key, kind, project, from, r.Stamp, body)...))
+			total++
 		}
 		if len(stmts) > 0 {
 			if _, err := c.execute(ctx, true, stmts); err != nil {
-				return total, fmt.Errorf("pushing: %w", err)
+				return total, withheld, fmt.Errorf("pushing: %w", err)
 			}
 		}
 		if err := db.MarkPushed(ctx, info.id, project, last, o.Now()); err != nil {
-			return total, err
+			return total, withheld, err
 		}
-		total += len(out)
 		mark = last
 		if o.Progress != nil {
 			o.Progress(project, "pushed", len(out))
 		}
 	}
+}
+
+// outgoing is what of a record leaves the machine: the record passed
+// through today's privacy filter and checks (interchange.Check, as a
+// record a pull brings: text an older mem stored before the filter knew a
+// kind of secret goes out filtered), without the session's working folder
+// unless ShareMachine. A record that fails the checks is withheld (an
+// error). This is the one place a push filters what it sends: a check
+// added to what leaves (an instruction check) goes here.
+func outgoing(r memory.Record, o Options) (memory.Record, error) {
+	switch {
+	case r.Session != nil:
+		s := *r.Session
+		s.FilesRead = slices.Clone(s.FilesRead)
+		if !o.ShareMachine {
+			s.Cwd = ""
+		}
+		r.Session = &s
+	case r.Observation != nil:
+		obs := *r.Observation
+		r.Observation = &obs
+	case r.Summary != nil:
+		sum := *r.Summary
+		r.Summary = &sum
+	}
+	return r, interchange.Check(&r)
+}
+
+// memberName is the origin this machine's records carry in the cluster:
+// its machine id (the host name and a random suffix) with ShareMachine,
+// else "member-" and the suffix alone.
+func memberName(ctx context.Context, db *store.DB, share bool) (string, error) {
+	id, err := db.MachineID(ctx)
+	if err != nil || share {
+		return id, err
+	}
+	return "member-" + id[strings.LastIndex(id, "-")+1:], nil
 }
 
 // page is one page of a pull: its rows (those that are no record carry
@@ -515,13 +570,13 @@ type StatusReport struct {
 // Status says, per shared project (or the one named), what waits to be
 // pushed (from the local file) and pulled (asking the cluster; -1 when it
 // does not answer), and when it last synced.
-func Status(ctx context.Context, db *store.DB, r Remote, project string) (StatusReport, error) {
+func Status(ctx context.Context, db *store.DB, r Remote, project string, shareMachine bool) (StatusReport, error) {
 	var rep StatusReport
 	c, err := newClient(r)
 	if err != nil {
 		return rep, err
 	}
-	origin, err := db.MachineID(ctx)
+	origin, err := memberName(ctx, db, shareMachine)
 	if err != nil {
 		return rep, err
 	}
