@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/team"
 )
 
@@ -117,8 +118,9 @@ func TestTombstoneOfAnotherProjectDeletesNothing(t *testing.T) {
 // TestBadRowsAreQuarantined: rows no mem writes (a record of another
 // project, a body that is not JSON, a 48 MiB record, a key mem does not
 // know, a summary or an observation whose session is nowhere, a line break
-// in a body) are set aside, counted and skipped; the pull goes on past
-// them, gets the good records after them, and never reads them again.
+// in a body, a summary whose uuid is another's) are set aside, counted and
+// skipped; the pull goes on past them, gets the good records after them,
+// and never reads them again.
 func TestBadRowsAreQuarantined(t *testing.T) {
 	c := startCluster(t, 3, "", "")
 	a := newMember(t, "a", c, c.urls(), "")
@@ -127,8 +129,10 @@ func TestBadRowsAreQuarantined(t *testing.T) {
 		m.run("--project", project, "share")
 	}
 	b.importObservations(project, "s-before", "before", 3)
-	b.run("sync")
+	b.importObservations(project, "s-before2", "beforetwo", 3)
 	now := time.Now().UTC().Format(time.RFC3339Nano)
+	b.importLines("summary", fmt.Sprintf(`{"kind":"summary","uuid":"sum-before","session_id":"s-before","project":%q,"request":"wsumx","created_at":%q}`, project, now))
+	b.run("sync")
 	obs := func(uuid, session, proj string) string {
 		return fmt.Sprintf(`{"kind":"observation","uuid":%q,"session_id":%q,"project":%q,"type":"decision","title":"forged %s","created_at":%q}`,
 			uuid, session, proj, uuid, now)
@@ -144,7 +148,12 @@ func TestBadRowsAreQuarantined(t *testing.T) {
 		fmt.Sprintf(`{"kind":"summary","uuid":"ghost-sum","session_id":"ghost","project":%q,"request":"wghostx","created_at":%q}`, project, now))
 	c.forge("observation:orphan-1", "observation", project, obs("orphan-1", "no-such-session", project))
 	c.forge("observation:lines-1", "observation", project, obs("lines-1", "s-before", project)+"\n"+obs("lines-2", "s-before", project))
-	const bad = 7
+	// A summary that passes every check but cannot be written here (its
+	// uuid is another summary's): the page is applied row by row.
+	named := memory.TeamSessionID("s-before2", project)
+	c.forge("summary:"+named, "summary", project,
+		fmt.Sprintf(`{"kind":"summary","uuid":"sum-before","session_id":%q,"project":%q,"request":"wdupx","created_at":%q}`, named, project, now))
+	const bad = 8
 	b.importObservations(project, "s-after", "after", 3)
 	b.run("sync")
 
@@ -163,8 +172,11 @@ func TestBadRowsAreQuarantined(t *testing.T) {
 	if rss > 100<<10 {
 		t.Errorf("a sync past a 48 MiB row held %d MiB at its peak, want under 100", rss>>10)
 	}
-	if got := a.count(`SELECT count(*) FROM observations WHERE project = ?`, project); got != 6 {
-		t.Errorf("a has %d observations after the sync, want b's 6", got)
+	if got := a.count(`SELECT count(*) FROM observations WHERE project = ?`, project); got != 9 {
+		t.Errorf("a has %d observations after the sync, want b's 9", got)
+	}
+	if got := a.count(`SELECT count(*) FROM summaries WHERE request = 'wsumx'`); got != 1 {
+		t.Errorf("a has %d of b's summary, want 1", got)
 	}
 	if got := a.count(`SELECT count(*) FROM observations WHERE title LIKE 'forged%' OR uuid = 'huge-1'`); got != 0 {
 		t.Errorf("a took %d of the bad rows in", got)
