@@ -329,3 +329,36 @@ func TestWhatLeavesIsFilteredAtPush(t *testing.T) {
 		t.Errorf("with sync.share_machine the host name and folder do not travel: %v", c.query(`SELECT origin, body FROM mem_records WHERE project = ?`, other))
 	}
 }
+
+// TestOversizeAnswerIsNotReadWhole: a node that answers with an endless
+// body is cut off once the answer passes what mem reads, and the sync
+// fails with one line saying so, without holding the answer.
+func TestOversizeAnswerIsNotReadWhole(t *testing.T) {
+	c := &cluster{t: t} // no cluster: the node is this test's
+	chunk := bytes.Repeat([]byte(" "), 1<<20)
+	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		for range 512 { // 512 MiB, if mem reads on
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer node.Close()
+	a := newMember(t, "a", c, node.URL, "")
+	a.run("--project", project, "share")
+	cmd := exec.Command(memBin, "sync", "--deadline", "1m")
+	cmd.Env, cmd.Dir = a.env, a.dir
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	t.Logf("mem sync against a node sending 512 MiB: %v in %s, max RSS %d MiB: %s", err, time.Since(start), rss>>10, errOut.String())
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(errOut.String(), "bytes mem reads") || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("want exit 1 and one line about the answer's size, got exit %d:\n%s%s", cmd.ProcessState.ExitCode(), out.String(), errOut.String())
+	}
+	if rss > 100<<10 {
+		t.Errorf("mem held %d MiB at its peak, want under 100", rss>>10)
+	}
+}
