@@ -49,7 +49,9 @@ func newSummarizeCmd(app *App) *cobra.Command {
                  newest observation and, when a model command is configured, every session whose
                  summary is still extractive; then run maintenance (unless --maintain=false)
   --maintain     maintenance only: drop pending context of sessions ended over a day ago,
-                 merge the FTS5 indexes, PRAGMA optimize, truncate the WAL
+                 merge the FTS5 indexes, PRAGMA optimize, truncate the WAL; a step other
+                 processes keep the database from for longer than a command waits is
+                 skipped and named (the next run does it), not a failure
 
 The extractive summarizer (deterministic, no network) is the default. With --llm-cmd (or
 summarize.llm_cmd) a shell command gets the session as JSON on stdin and prints the summary as
@@ -285,8 +287,12 @@ func (r summarizeReport) line() string {
 		if m.WALBusy {
 			wal = "WAL checkpoint partial (readers active)"
 		}
-		parts = append(parts, fmt.Sprintf("maintenance: %d stale pending entries dropped, %d indexes optimized, %s",
-			m.PendingDropped, m.FTSOptimized, wal))
+		p := fmt.Sprintf("maintenance: %d stale pending entries dropped, %d indexes optimized, %s",
+			m.PendingDropped, m.FTSOptimized, wal)
+		if len(m.Skipped) > 0 {
+			p += fmt.Sprintf(" (skipped, the database stayed busy; the next run does them: %s)", strings.Join(m.Skipped, ", "))
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ") + fmt.Sprintf(" in %.1fs", float64(r.ElapsedMillis)/1000)
 }

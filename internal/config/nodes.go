@@ -37,14 +37,13 @@ func NodeURLs(list string) ([]string, error) {
 			continue
 		}
 		u, err := url.Parse(raw)
-		shown := HideURLUsers(raw) // a password is never echoed
-		if err != nil {
-			shown = "(not an address)"
-		}
+		shown := HideURLUsers(raw) // what the message quotes: never a password
 		bad := func(why string) error {
 			return memory.Invalid("url", "http:// or https:// node addresses separated by commas ("+why+")", shown)
 		}
 		switch {
+		case !strings.Contains(raw, "://"):
+			return nil, bad("no scheme: write http://" + shown[strings.LastIndex(shown, "@")+1:])
 		case err != nil:
 			return nil, bad("not an address")
 		case u.Scheme != "http" && u.Scheme != "https":

@@ -132,10 +132,11 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 		return err
 	}
 	w := app.Text()
-	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
 	if len(res.Projects) == 0 {
-		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")
+		fmt.Fprintln(w, "no project is shared, so nothing was synced: mem share (in a project) shares it")
+		return nil
 	}
+	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
 	for _, p := range res.Projects {
 		if p.Error != "" {
 			fmt.Fprintf(w, "%s: failed (below)\n", p.Project)
