@@ -35,6 +35,10 @@ project shared with mem share (only the one named with --project, when given). S
 observations and summaries travel, with their uuid, project and origin machine; prompts never do.
 A forgotten record travels as a tombstone and is never brought back. The newest summary of a
 session wins. Syncing twice changes nothing; a sync cut off anywhere goes on from where it stopped.
+What is pushed passes the privacy filter again; the host name and the sessions' folders go only
+with sync.share_machine. A row of the cluster that is no record of its project (another project's,
+not a record, over 1 MiB) is quarantined: said on stderr, skipped, counted by --status. A project
+that fails does not stop the others; the sync then exits 1 naming it.
 
 --status says, per shared project, what is waiting to be pushed and pulled and when it last synced.
 --background is for the jobs that sync on their own (after a session ends, nightly): it prints
