@@ -298,7 +298,8 @@ func TestWhatLeavesIsFilteredAtPush(t *testing.T) {
 	a := newMember(t, "a", c, c.urls(), "")
 	a.run("--project", project, "share")
 	a.importLines("old", session("s-old", project),
-		fmt.Sprintf(`{"kind":"observation","uuid":"old-secret-1","session_id":"s-old","project":%q,"type":"decision","title":"rotated the deploy token","narrative":"set in CI","created_at":%q}`, project, now))
+		fmt.Sprintf(`{"kind":"observation","uuid":"old-secret-1","session_id":"s-old","project":%q,"type":"decision","title":"rotated the deploy token","narrative":"set in CI","created_at":%q}`, project, now),
+		fmt.Sprintf(`{"kind":"observation","uuid":"old-secret-2","session_id":"s-old","project":%q,"type":"decision","title":"the token","created_at":%q}`, project, now))
 	// What an older mem, whose filter let this kind of token through, stored.
 	db := a.open()
 	if _, err := db.SQL().Exec(`UPDATE observations SET narrative = 'export GITHUB_TOKEN=` + token + `' WHERE uuid = 'old-secret-1'`); err != nil {
@@ -307,8 +308,18 @@ func TestWhatLeavesIsFilteredAtPush(t *testing.T) {
 	if _, err := db.SQL().Exec(`UPDATE sessions SET last_message = 'used ` + token + `' WHERE id = 's-old'`); err != nil {
 		t.Fatal(err)
 	}
+	// A title that is private whole: nothing of it may go.
+	if _, err := db.SQL().Exec(`UPDATE observations SET title = '<private>the merger with Initech</private>' WHERE uuid = 'old-secret-2'`); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
-	a.run("sync")
+	out, errOut, code := a.try("", "sync")
+	if code != 0 || !strings.Contains(out, "pushed 2 (1 withheld)") || !strings.Contains(errOut, "observation:old-secret-2 not pushed: title") {
+		t.Errorf("mem sync with a record that cannot go: exit %d, want 0, the record withheld and said:\n%s%s", code, out, errOut)
+	}
+	if got := c.count(`SELECT count(*) FROM mem_records WHERE key = 'observation:old-secret-2' OR body LIKE '%Initech%'`); got != 0 {
+		t.Errorf("the record whose title is private reached the cluster")
+	}
 	if got := c.count(`SELECT count(*) FROM mem_records WHERE body LIKE ?`, "%"+token+"%"); got != 0 {
 		t.Errorf("%d rows in the cluster hold the token", got)
 	}
