@@ -61,6 +61,7 @@ func newClient(r Remote) (*client, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 4
+	tr.Proxy = proxy
 	if r.CAFile != "" {
 		pem, err := os.ReadFile(r.CAFile)
 		if err != nil {
@@ -75,6 +76,16 @@ func newClient(r Remote) (*client, error) {
 	c := &client{r: r}
 	c.http = &http.Client{Transport: tr, Timeout: r.Timeout, CheckRedirect: c.redirect}
 	return c, nil
+}
+
+// proxy is the environment's proxy (HTTPS_PROXY, NO_PROXY) for a node
+// reached over https, which only relays the encrypted stream, and none for
+// plain http: the proxy would read the password.
+func proxy(req *http.Request) (*url.URL, error) {
+	if req.URL.Scheme != "https" {
+		return nil, nil
+	}
+	return http.ProxyFromEnvironment(req)
 }
 
 // errRedirect: a node sent the request elsewhere.

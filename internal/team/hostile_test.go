@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -372,4 +373,60 @@ func TestOversizeAnswerIsNotReadWhole(t *testing.T) {
 	if rss > 100<<10 {
 		t.Errorf("mem held %d MiB at its peak, want under 100", rss>>10)
 	}
+}
+
+// TestNoPasswordThroughAPlainProxy: with HTTP_PROXY set, a node reached
+// over plain http is reached directly: the proxy would read the password
+// (a proxy of https only relays the encrypted stream).
+func TestNoPasswordThroughAPlainProxy(t *testing.T) {
+	ip := outerIPv4(t)
+	c := startCluster(t, 1, "alice", "proxy-horse-5521")
+	// The node as seen at a non-loopback address (Go never proxies loopback).
+	target, _ := url.Parse("http://" + c.nodes[0].http)
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", ip, err)
+	}
+	front := &http.Server{Handler: httputil.NewSingleHostReverseProxy(target)}
+	go front.Serve(ln)
+	defer front.Close()
+	var mu sync.Mutex
+	var seen []string
+	forward := httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL = r.In.URL }}
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		forward.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+
+	a := newMember(t, "a", c, "http://"+ln.Addr().String(), "proxy-horse-5521")
+	a.env = append(a.env, "HTTP_PROXY="+proxy.URL, "http_proxy="+proxy.URL, "NO_PROXY=", "no_proxy=")
+	a.run("--project", project, "share")
+	a.importObservations(project, "s-a", "a", 2)
+	a.run("sync")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) > 0 {
+		t.Errorf("the proxy got %d requests, with Authorization %q", len(seen), seen)
+	}
+	if got := c.count(`SELECT count(*) FROM mem_records WHERE kind = 'observation'`); got != 2 {
+		t.Errorf("the sync did not reach the node directly: %d observations in the cluster", got)
+	}
+}
+
+// outerIPv4 is an IPv4 address of this machine that is not loopback, or
+// skips the test.
+func outerIPv4(t *testing.T) string {
+	addrs, err := net.InterfaceAddrs()
+	if err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() {
+				return n.IP.String()
+			}
+		}
+	}
+	t.Skip("SKIPPED: no IPv4 address here but loopback")
+	return ""
 }
