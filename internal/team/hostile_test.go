@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -240,21 +241,34 @@ func TestSyncGoesOnAfterAProjectFails(t *testing.T) {
 	}
 }
 
+// authSeen notes the Authorization header of every request it passes on.
+type authSeen struct {
+	next http.Handler
+	mu   sync.Mutex
+	seen []string
+}
+
+func (a *authSeen) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a.mu.Lock()
+	a.seen = append(a.seen, r.Header.Get("Authorization"))
+	a.mu.Unlock()
+	a.next.ServeHTTP(w, r)
+}
+
+func (a *authSeen) list() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.seen)
+}
+
 // TestNoPasswordAcrossARedirect: a node that answers 307 to another port
 // (a proxy there forwards to the real cluster and notes what it gets)
 // never receives the password: mem does not follow it, and says so.
 func TestNoPasswordAcrossARedirect(t *testing.T) {
 	c := startCluster(t, 3, "alice", "redirect-horse-7731")
 	target, _ := url.Parse("http://" + c.nodes[0].http)
-	var mu sync.Mutex
-	var seen []string
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Get("Authorization"))
-		mu.Unlock()
-		proxy.ServeHTTP(w, r)
-	}))
+	seen := &authSeen{next: httputil.NewSingleHostReverseProxy(target)}
+	other := httptest.NewServer(seen)
 	defer other.Close()
 	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
@@ -266,10 +280,8 @@ func TestNoPasswordAcrossARedirect(t *testing.T) {
 	a.run("--project", project, "share")
 	a.importObservations(project, "s-a", "a", 2)
 	out, errOut, code := a.try("", "sync", "--deadline", "10s")
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) > 0 {
-		t.Errorf("the other port got %d requests, with Authorization %q", len(seen), seen)
+	if got := seen.list(); len(got) > 0 {
+		t.Errorf("the other port got %d requests, with Authorization %q", len(got), got)
 	}
 	if code != 1 || !strings.Contains(errOut, "redirected to "+other.URL) || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("mem sync against a node that redirects: exit %d, want 1 and one line naming %s:\n%s%s", code, other.URL, out, errOut)
@@ -390,15 +402,8 @@ func TestNoPasswordThroughAPlainProxy(t *testing.T) {
 	front := &http.Server{Handler: httputil.NewSingleHostReverseProxy(target)}
 	go front.Serve(ln)
 	defer front.Close()
-	var mu sync.Mutex
-	var seen []string
-	forward := httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL = r.In.URL }}
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Get("Authorization"))
-		mu.Unlock()
-		forward.ServeHTTP(w, r)
-	}))
+	seen := &authSeen{next: &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.Out.URL = r.In.URL }}}
+	proxy := httptest.NewServer(seen)
 	defer proxy.Close()
 
 	a := newMember(t, "a", c, "http://"+ln.Addr().String(), "proxy-horse-5521")
@@ -406,10 +411,8 @@ func TestNoPasswordThroughAPlainProxy(t *testing.T) {
 	a.run("--project", project, "share")
 	a.importObservations(project, "s-a", "a", 2)
 	a.run("sync")
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) > 0 {
-		t.Errorf("the proxy got %d requests, with Authorization %q", len(seen), seen)
+	if got := seen.list(); len(got) > 0 {
+		t.Errorf("the proxy got %d requests, with Authorization %q", len(got), got)
 	}
 	if got := c.count(`SELECT count(*) FROM mem_records WHERE kind = 'observation'`); got != 2 {
 		t.Errorf("the sync did not reach the node directly: %d observations in the cluster", got)
