@@ -413,7 +413,8 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the half-life is not written as 7d: %q", s)
 	}
 
-	dashboard(t, ctx, dashboardEnv{base: base, step: step, text: text, shot: shot, mem: mem, project: demoProject})
+	dashboard(t, ctx, dashboardEnv{base: base, step: step, text: text, shot: shot, mem: mem, project: demoProject,
+		obs: fmt.Sprintf("/obs/%d", ids["hostile"])})
 
 	mu.Lock()
 	defer mu.Unlock()

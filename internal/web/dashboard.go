@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -156,33 +155,13 @@ func (s *Server) settings(w http.ResponseWriter, r *http.Request) {
 		Root: s.o.Current.Root, Source: string(s.o.Current.Source)}
 	if c := s.o.Config; c != nil {
 		p.File = c.File
-		for _, st := range c.All() {
-			st.Value = redactURLs(st.Value)
-			p.Settings = append(p.Settings, st)
-		}
+		p.Settings = c.All() // credentials hidden, as mem config show hides them
 	}
 	if s.o.Current.Key != "" {
 		d := s.o.Switches(s.o.Current.Root)
 		p.Switches = &d
 	}
 	render(w, http.StatusOK, "settings", p)
-}
-
-// redactURLs hides the password of every URL in a comma-separated list
-// (sync.url may carry user:password@).
-func redactURLs(v string) string {
-	parts := strings.Split(v, ",")
-	for i, part := range parts {
-		u, err := url.Parse(strings.TrimSpace(part))
-		if err != nil || u.User == nil {
-			continue
-		}
-		if _, set := u.User.Password(); set {
-			u.User = url.UserPassword(u.User.Username(), "hidden")
-			parts[i] = u.String()
-		}
-	}
-	return strings.Join(parts, ",")
 }
 
 // ---- hook log ----

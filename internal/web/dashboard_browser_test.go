@@ -15,6 +15,7 @@ import (
 type dashboardEnv struct {
 	base    string
 	project string
+	obs     string // the path of an observation's page
 	step    func(what string, actions ...chromedp.Action[chromedp.Void])
 	text    func(sel string) string
 	shot    func(name string)
@@ -111,7 +112,7 @@ func dashboard(t *testing.T, ctx context.Context, e dashboardEnv) {
 		}
 	}
 	if s := e.text("#settings"); !strings.Contains(s, "web.addr") || !strings.Contains(s, "sync.password") ||
-		!strings.Contains(s, "bob:hidden@127.0.0.1:4001") || !strings.Contains(s, "recall.half_life") {
+		!strings.Contains(s, "xxxxx@127.0.0.1:4001") || !strings.Contains(s, "recall.half_life") {
 		t.Errorf("the settings show %q", s)
 	}
 	if eval("no form on settings", `document.querySelectorAll("main form, main input, main textarea").length > 0`) {
@@ -134,6 +135,7 @@ func dashboard(t *testing.T, ctx context.Context, e dashboardEnv) {
 		{"project", "/project?" + url.Values{"p": {e.project}}.Encode(), "#results"},
 		{"search", "/search?q=busy+retry", "#results"},
 		{"session", "/session?id=demo-s1", "#timeline"},
+		{"observation", e.obs, "#fields"},
 		{"agent", "/agent?" + url.Values{"p": {e.project}}.Encode(), "#entries"},
 		{"settings", "/settings", "#settings"},
 		{"log", "/log", "#log"},

@@ -88,7 +88,7 @@ func TestSettingsHideCredentials(t *testing.T) {
 			t.Errorf("/settings shows %q", bad)
 		}
 	}
-	for _, want := range []string{"https://bob:hidden@db.example:4001,http://127.0.0.1:4003", config.Hidden, "web.addr",
+	for _, want := range []string{"https://xxxxx@db.example:4001,http://127.0.0.1:4003", config.Hidden, "web.addr",
 		"127.0.0.1:7411", "MEM_SYNC_URL", testProject} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/settings lacks %q", want)
