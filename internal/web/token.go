@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/memhq/mem/internal/fsafe"
@@ -38,10 +40,10 @@ func KeepToken(path string, renew bool) (string, TokenState, error) {
 	state := TokenRenewed
 	if !renew {
 		state = TokenNew
-		b, err := fsafe.ReadFile(path, 4096)
+		b, loose, err := readPrivate(path)
 		switch {
 		case err == nil:
-			if _, loose := fsafe.Loose(path); loose {
+			if loose {
 				state = TokenLoose
 				break
 			}
@@ -70,6 +72,23 @@ func KeepToken(path string, renew bool) (string, TokenState, error) {
 		return "", "", fmt.Errorf("web: writing the token file: %w", err)
 	}
 	return t, state, nil
+}
+
+// readPrivate reads a small regular file and reports whether other users
+// may read what was read (a link is judged by what it leads to; Windows
+// modes say nothing of other users).
+func readPrivate(path string) (b []byte, loose bool, err error) {
+	f, err := fsafe.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	b, err = io.ReadAll(io.LimitReader(f, 4096))
+	return b, runtime.GOOS != "windows" && fi.Mode().Perm()&fsafe.Shared != 0, err
 }
 
 func randomToken() (string, error) {
