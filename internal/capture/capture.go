@@ -34,6 +34,7 @@ type Where struct {
 	Cwd          string // the session's working directory, for relative paths
 	PromptNumber int
 	AgentType    string
+	Agent        string // the agent whose event it is (claude-code, codex, ...): the observation's provenance
 }
 
 // Result is what a call is worth keeping.
@@ -91,17 +92,17 @@ func Analyze(c Call, w Where) Result {
 		if c.Failed {
 			return Result{}
 		}
-		return observe(editObservation(c, in, w), w)
+		return observe(editObservation(c, in, w), c, w)
 	case kindWrite:
 		if c.Failed {
 			return Result{}
 		}
-		return observe(writeObservation(c, in, w), w)
+		return observe(writeObservation(c, in, w), c, w)
 	case kindPatch:
 		if c.Failed {
 			return Result{}
 		}
-		return observe(patchObservation(c, in, w), w)
+		return observe(patchObservation(c, in, w), c, w)
 	case kindCommand:
 		return commandResult(c, in, w)
 	case kindRead, kindSearch:
@@ -110,11 +111,13 @@ func Analyze(c Call, w Where) Result {
 	return Result{}
 }
 
-// observe fills the fields every captured observation shares.
-func observe(o *memory.Observation, w Where) Result {
+// observe fills the fields every captured observation shares, its
+// provenance among them: the agent and the tool event.
+func observe(o *memory.Observation, c Call, w Where) Result {
 	if o == nil {
 		return Result{}
 	}
+	o.Provenance = memory.Provenance{Origin: memory.OriginTool, Agent: privacy.Filter(w.Agent), Event: privacy.Filter(c.Tool)}
 	o.SessionID = w.SessionID
 	o.PromptNumber = w.PromptNumber
 	o.AgentType = w.AgentType

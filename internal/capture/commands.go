@@ -197,7 +197,7 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 		o.Narrative += " with: " + errLine
 	}
 	o.Narrative += "."
-	return observe(o, w)
+	return observe(o, c, w)
 }
 
 // Success returns the success observation a passing check earns when the
@@ -213,7 +213,7 @@ func Success(run Run, last *memory.Observation, w Where, tool string) *memory.Ob
 		Facts:     []string{"command: " + cut(run.Command, 500), "resolved: " + last.Title},
 		Concepts:  []string{ConceptCheck},
 	}
-	r := observe(o, w)
+	r := observe(o, Call{Tool: tool}, w)
 	return r.Observation
 }
 

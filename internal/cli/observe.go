@@ -145,6 +145,7 @@ func (in observeInput) observation(session string) (memory.Observation, error) {
 		Facts: in.Facts, Concepts: in.Concepts,
 		FilesRead: in.FilesRead, FilesModified: in.FilesModified,
 		ToolName: in.ToolName, PromptNumber: in.PromptNumber, AgentType: in.AgentType,
+		Provenance: memory.Provenance{Origin: memory.OriginPerson, Agent: "cli", Event: "observe"},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 // maxGet bounds one get_observations call, so one call cannot flood the
@@ -85,7 +86,7 @@ func (s *Server) getObservations(ctx context.Context, _ *mcp.CallToolRequest, in
 	return nil, GetOutput{Observations: obs}, nil
 }
 
-func (s *Server) saveObservation(ctx context.Context, _ *mcp.CallToolRequest, in SaveInput) (*mcp.CallToolResult, SaveOutput, error) {
+func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, in SaveInput) (*mcp.CallToolResult, SaveOutput, error) {
 	t, err := memory.ParseType(in.Type)
 	if err != nil {
 		return nil, SaveOutput{}, err
@@ -93,7 +94,8 @@ func (s *Server) saveObservation(ctx context.Context, _ *mcp.CallToolRequest, in
 	// Validate before the session exists, so bad input creates nothing.
 	o, err := privacy.CleanObservation(memory.Observation{SessionID: "pending", Type: t,
 		Title: in.Title, Subtitle: in.Subtitle, Narrative: in.Narrative, Facts: in.Facts, Concepts: in.Concepts,
-		FilesRead: in.FilesRead, FilesModified: in.FilesModified, ToolName: "mcp:save_observation"})
+		FilesRead: in.FilesRead, FilesModified: in.FilesModified, ToolName: "mcp:save_observation",
+		Provenance: memory.Provenance{Origin: memory.OriginSave, Agent: clientName(req), Event: "save_observation"}})
 	if err != nil {
 		return nil, SaveOutput{}, err
 	}
@@ -134,4 +136,21 @@ func day(o memory.Observation) string { return o.CreatedAt.UTC().Format("2006-01
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// clientName is the name the MCP client gave when it connected (the agent:
+// claude-code, codex-mcp-client, ...), filtered; "" when it gave none.
+func clientName(req *mcp.CallToolRequest) string {
+	if req == nil || req.Session == nil {
+		return ""
+	}
+	p := req.Session.InitializeParams()
+	if p == nil || p.ClientInfo == nil {
+		return ""
+	}
+	name := privacy.Filter(termsafe.Line(p.ClientInfo.Name))
+	if len(name) > 100 {
+		name = strings.ToValidUTF8(name[:100], "")
+	}
+	return name
 }

@@ -158,6 +158,7 @@ func Build(ctx context.Context, in Input, opts Options) (Result, error) {
 	sum.SessionID = in.Session.ID
 	sum.Project = in.Session.Project
 	sum.Generator = gen
+	sum.Provenance = memory.Provenance{Origin: memory.OriginSummarizer, Agent: in.Session.Agent, Event: gen}
 	sum.CreatedAt = opts.now()
 	sum.CoversUntil = coversUntil(in.Observations)
 	sum.TokenCount = summaryTokens(sum)

@@ -381,6 +381,7 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	typ, err := memory.ParseType(f.Type)
 	if err == nil {
 		e.Type = typ
+		e.Provenance = memory.Provenance{Origin: memory.OriginPerson, Agent: "web", Event: "edit", Untrusted: o.Untrusted}
 		if e, err = privacy.CleanObservation(e); err == nil {
 			_, err = s.o.DB.UpdateObservation(r.Context(), e)
 		}
