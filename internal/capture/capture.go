@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -121,10 +122,16 @@ func observe(o *memory.Observation, c Call, w Where) Result {
 	o.SessionID = w.SessionID
 	o.PromptNumber = w.PromptNumber
 	o.AgentType = w.AgentType
+	for _, f := range o.FilesModified {
+		// A file outside the project or in a vendored tree holds other
+		// people's text.
+		o.Untrusted = o.Untrusted || guard.ForeignPath(f)
+	}
 	o.Normalize()
 	if o.Validate() != nil {
 		return Result{}
 	}
+	guard.MarkObservation(o)
 	return Result{Observation: o}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/lazy"
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -170,8 +171,11 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 	}
 	short := cut(firstLine(cmd, 200), 100)
 	o := &memory.Observation{Type: memory.TypeProblem, ToolName: c.Tool}
+	// What a network command prints came from elsewhere: the title is
+	// mem's own words, the output stays in the facts for mem get.
+	o.Untrusted = guard.NetworkCommand(cmd)
 	o.Title = "Command failed: " + short
-	if errLine != "" {
+	if errLine != "" && !o.Untrusted {
 		o.Title = cut(short+" failed: "+errLine, 300)
 	}
 	o.Facts = []string{"command: " + cut(cmd, 500)}

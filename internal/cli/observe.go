@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -85,6 +86,7 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	if err != nil {
 		return UsageErr(err)
 	}
+	guard.MarkObservation(&obs)
 	db, err := app.sessionStore(ctx, o.Session)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -346,6 +347,7 @@ func checkObservation(o *memory.Observation) error {
 	o.SessionID = privacy.SessionKey(o.SessionID)
 	importedFrom(&o.Provenance)
 	c, err := privacy.CleanObservation(*o)
+	guard.ImportedObservation(&c)
 	*o = c
 	return err
 }
@@ -371,6 +373,7 @@ func checkSummary(s *memory.Summary) error {
 	}
 	s.Concepts = privacy.FilterAll(s.Concepts)
 	s.Files = privacy.FilterAll(s.Files)
+	guard.ImportedSummary(s)
 	return nil
 }
 

@@ -310,7 +310,7 @@ func snippet(text string, words []string) string { return search.Snippet(text, w
 
 func observationHit(o memory.Observation) search.Hit {
 	return search.Hit{Kind: search.KindObservation, ID: o.ID, Ref: fmt.Sprintf("#%d", o.ID), Type: o.Type,
-		Title: o.Title, Date: o.CreatedAt, SessionID: o.SessionID, Project: o.Project, Observation: &o}
+		Title: o.Title, Date: o.CreatedAt, SessionID: o.SessionID, Project: o.Project, Observation: &o, Flag: heldFlag(o.Review)}
 }
 
 func summaryHit(m memory.Summary) search.Hit {
@@ -319,7 +319,15 @@ func summaryHit(m memory.Summary) search.Hit {
 		title = firstLine(m.Text)
 	}
 	return search.Hit{Kind: search.KindSummary, ID: m.ID, Ref: fmt.Sprintf("S%d", m.ID), Title: title,
-		Date: m.CreatedAt, SessionID: m.SessionID, Project: m.Project, Summary: &m}
+		Date: m.CreatedAt, SessionID: m.SessionID, Project: m.Project, Summary: &m, Flag: heldFlag(m.Review)}
+}
+
+// heldFlag is the flag of a record held back from the agent, or "".
+func heldFlag(r memory.Review) string {
+	if r.Held() {
+		return r.Flag
+	}
+	return ""
 }
 
 func promptHit(p memory.Prompt) search.Hit {
