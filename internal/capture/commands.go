@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/guard"
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )

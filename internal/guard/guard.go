@@ -93,7 +93,7 @@ var rules = []rule{
 	{RulePersist, []string{"whenever", "every time", "each time"}, true,
 		lazy.NewRegexp(`^(?:whenever|every\s+time|each\s+time)\s+(?:the\s+)?user\s+(?:asks?|mentions?|says?|requests?)\b[^.\n]*?\b(?:always|instead|respond|answer|reply|tell|say|recommend|refer|redirect)\b`)},
 	{RuleAddressed, []string{"assistant", "claude", "copilot", "codex", "gemini", "chatgpt", "gpt", "agent", "ai", "llm", "model", "bot"}, false,
-		lazy.NewRegexp(`(?:(?m:^[\s\-*#/>!]*)|[.!?:;]\s+|@|\b(?:hey|dear|hi|hello|attention)\s+)(?:the\s+)?` + addressee + `\s*[,:!]\s*` +
+		lazy.NewRegexp(`(?:(?m:^)|[.!?:;]\s|@|\b(?:hey|dear|hi|hello|attention)\s)[\s\-*#/>!]*(?:the\s+)?` + addressee + `\s*[,:!]\s*` +
 			`(?:you\s+(?:must|should|need\s+to|have\s+to|are\s+(?:required|instructed)\s+to|will)|always|never|please|do\s+not|don'?t|ignore|run|execute|push|delete|remove|send|upload|disable|skip|stop|install|commit|merge)\b`)},
 	{RuleAddressed, []string{"attention", "note", "important", "notice", "message", "instruction"}, true,
 		lazy.NewRegexp(`^(?:attention|note|important|notice|message|instructions?)\s+(?:to|for)\s+(?:the\s+|all\s+|any\s+)?` + addressee + `\b`)},
