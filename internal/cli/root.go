@@ -188,6 +188,9 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 	for _, c := range all {
 		root.AddCommand(c.New(app))
 	}
+	if len(all) > 1 { // the whole tree: help or completion
+		addCompletions(app, root)
+	}
 	wrapArgs(root)
 	return root
 }
@@ -260,6 +263,7 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 		return nil, dbError(a.cfg.Settings.DB, err)
 	}
 	a.db = db
+	makeFoldersPrivate(a, db.Path())
 	// What hooks spooled is applied when the database is free at once, so
 	// that what the command reads includes it.
 	drainSpool(ctx, a, db, false)
