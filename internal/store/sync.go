@@ -258,8 +258,11 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 				out = append(out, Outgoing{Key: key, Project: project, Stamp: stamp, Tombstone: true})
 				return
 			}
-			if !ok {
-				return // gone since; its tombstone is logged after it
+			if !ok || held(r.rec) {
+				// Gone since (its tombstone is logged after it), or held
+				// back by the instruction check: flagged records never
+				// travel.
+				return
 			}
 			if s := sessionOf(r.rec); s != "" {
 				add(memory.KeySession + s)
@@ -275,6 +278,12 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 		return nil, mark, fmt.Errorf("reading what project %s has to push: %w", project, err)
 	}
 	return out, last, nil
+}
+
+// held reports whether a record is flagged by the instruction check and not
+// released by a person.
+func held(r memory.Record) bool {
+	return r.Observation != nil && r.Observation.Review.Held() || r.Summary != nil && r.Summary.Review.Held()
 }
 
 type stamped struct {
