@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -355,7 +356,9 @@ func checkObservation(o *memory.Observation) error {
 	// The content hash is recomputed on import; a stale one must not block it.
 	o.ContentHash = ""
 	o.SessionID = privacy.SessionKey(o.SessionID)
+	importedFrom(&o.Provenance)
 	c, err := privacy.CleanObservation(*o)
+	guard.ImportedObservation(&c)
 	*o = c
 	return err
 }
@@ -372,12 +375,27 @@ func checkSummary(s *memory.Summary) error {
 	if s.CreatedAt.IsZero() {
 		return memory.Invalid("created_at", "an RFC 3339 time", "")
 	}
+	importedFrom(&s.Provenance)
+	if err := memory.ValidateProvenance(s.Provenance); err != nil {
+		return err
+	}
 	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Decisions, &s.Text} {
 		*f = privacy.Filter(*f)
 	}
 	s.Concepts = privacy.FilterAll(s.Concepts)
 	s.Files = privacy.FilterAll(s.Files)
+	guard.ImportedSummary(s)
 	return nil
+}
+
+// importedFrom keeps the provenance a file gives, its texts filtered; a
+// record without one (a file from before mem kept provenance, or written by
+// hand) came from the import.
+func importedFrom(p *memory.Provenance) {
+	if p.Origin == "" {
+		p.Origin = memory.OriginImport
+	}
+	p.Agent, p.Event, p.Member = privacy.Filter(p.Agent), privacy.Filter(p.Event), privacy.Filter(p.Member)
 }
 
 func checkPrompt(p *memory.Prompt) error {

@@ -263,8 +263,11 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 				out = append(out, Outgoing{Key: key, Project: project, Stamp: stamp, Tombstone: true})
 				return
 			}
-			if !ok {
-				return // gone since; its tombstone is logged after it
+			if !ok || awaitsReview(r.rec) {
+				// Gone since (its tombstone is logged after it), or held
+				// back by the instruction check: flagged records never
+				// travel.
+				return
 			}
 			if s := sessionOf(r.rec); s != "" {
 				add(memory.KeySession + s)
@@ -280,6 +283,12 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 		return nil, mark, fmt.Errorf("reading what project %s has to push: %w", project, err)
 	}
 	return out, last, nil
+}
+
+// awaitsReview reports whether a record is flagged by the instruction check and not
+// released by a person.
+func awaitsReview(r memory.Record) bool {
+	return r.Observation != nil && r.Observation.Review.Held() || r.Summary != nil && r.Summary.Review.Held()
 }
 
 type stamped struct {
@@ -527,9 +536,15 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 			case sessionOf(r.Record) != "" && !here.live[memory.KeySession+sessionOf(r.Record)]:
 				quarantine(r, "its session "+sessionOf(r.Record)+" is neither here nor before it in the cluster")
 			case r.Record.Kind == memory.KindSummary:
+				if s := r.Record.Summary; s != nil && s.Member == "" {
+					s.Member = r.Origin
+				}
 				summaries = append(summaries, r) // after the sessions
 				origins[r.Key] = r.Origin
 			default:
+				if o := r.Record.Observation; o != nil && o.Member == "" {
+					o.Member = r.Origin // the member whose machine wrote it
+				}
 				toImport = append(toImport, r.Record)
 				origins[r.Key] = r.Origin
 				if r.Record.Kind == memory.KindSession {
@@ -805,17 +820,19 @@ func newerSummary(ctx context.Context, tx *sqlx.Tx, s memory.Summary) (int64, er
 		return 0, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO summaries (uuid, session_id, project, request, investigated,
-		learned, completed, next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until)
-		SELECT ?, ?, project, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?2
+		learned, completed, next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until,
+		`+provenanceCols+`)
+		SELECT ?, ?, project, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?2
 		ON CONFLICT (session_id) DO UPDATE SET uuid = excluded.uuid, request = excluded.request,
 			investigated = excluded.investigated, learned = excluded.learned, completed = excluded.completed,
 			next_steps = excluded.next_steps, decisions = excluded.decisions, concepts = excluded.concepts,
 			files = excluded.files, text = excluded.text, generator = excluded.generator,
-			token_count = excluded.token_count, created_at = excluded.created_at, covers_until = excluded.covers_until
+			token_count = excluded.token_count, created_at = excluded.created_at, covers_until = excluded.covers_until,
+			`+provenanceUpdate+`
 		WHERE excluded.created_at > summaries.created_at`,
-		s.UUID, s.SessionID, s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions,
-		encodeList(memory.CleanList(s.Concepts)), encodeList(memory.CleanList(s.Files)), s.Text, s.Generator,
-		s.TokenCount, toMillis(s.CreatedAt), toMillis(s.CoversUntil))
+		append([]any{s.UUID, s.SessionID, s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions,
+			encodeList(memory.CleanList(s.Concepts)), encodeList(memory.CleanList(s.Files)), s.Text, s.Generator,
+			s.TokenCount, toMillis(s.CreatedAt), toMillis(s.CoversUntil)}, provenanceArgs(s.Provenance, s.Review)...)...)
 	if err != nil {
 		return 0, err
 	}
