@@ -206,6 +206,7 @@ type Sync struct {
 	AfterSession bool          // sync in the background when a session ends
 	Page         int           // records a pull reads at once
 	ShareMachine bool          // the host name and the sessions' folders go to the team
+	Review       string        // off, flagged or all: pulled records held for mem review (team.Review*)
 }
 
 // Context is the [context] section: the switches of the pending-context
@@ -236,7 +237,7 @@ func Defaults(d Dirs) Settings {
 			Weight: Weights{Recency: 0.40, Importance: 0.30, AgentType: 0.20, Keyword: 0.10}},
 		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
-		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false},
+		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false, Review: "flagged"},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
 			MinRelevance: 0.35, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
@@ -294,6 +295,8 @@ func bind(s *Settings) []Key {
 		{"sync.after_session", "MEM_SYNC_AFTER_SESSION", "sync shared projects in the background when a session ends", &s.Sync.AfterSession, Range{}},
 		{"sync.share_machine", "", "send the team this machine's host name (in the origin of what it pushes) and the sessions' working folders (cwd); off: a random name and no folder",
 			&s.Sync.ShareMachine, Range{}},
+		{"sync.review", "", "records pulled from the team held for mem review: flagged (what the instruction check flags), all (every observation and summary until a person releases it), off (what the check flags is set aside, never stored)",
+			&s.Sync.Review, Range{}},
 		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},
 		{"context.file_activity", "", "reading or editing a file brings what memory knows about it", &c.FileActivity, Range{}},
 		{"context.directory_agents", "", "first touch of a directory brings its AGENTS.md (up to the project root)", &c.DirectoryAgents, Range{}},
