@@ -207,6 +207,7 @@ type Sync struct {
 	AfterSession bool          // sync in the background when a session ends
 	Page         int           // records a pull reads at once
 	ShareMachine bool          // the host name and the sessions' folders go to the team
+	Review       string        // off, flagged or all: pulled records held for mem review (team.Review*)
 }
 
 // Web is the [web] section: mem web's address and where its token is kept.
@@ -247,7 +248,7 @@ func Defaults(d Dirs) Settings {
 		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
 		Web:       Web{Addr: DefaultWebAddr, TokenFile: filepath.Join(d.State, "web.token")},
-		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false},
+		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false, Review: "flagged"},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
 			MinRelevance: 0.35, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
@@ -305,6 +306,8 @@ func bind(s *Settings) []Key {
 		{"sync.after_session", "MEM_SYNC_AFTER_SESSION", "sync shared projects in the background when a session ends", &s.Sync.AfterSession, Range{}},
 		{"sync.share_machine", "", "send the team this machine's host name (in the origin of what it pushes) and the sessions' working folders (cwd); off: a random name and no folder",
 			&s.Sync.ShareMachine, Range{}},
+		{"sync.review", "", "records pulled from the team held for mem review: flagged (what the instruction check flags), all (every observation and summary until a person releases it), off (what the check flags is set aside, never stored)",
+			&s.Sync.Review, Range{}},
 		{"web.addr", "MEM_WEB_ADDR", "address mem web listens on, host:port (the default port falls back to a free one when taken)", &s.Web.Addr, Range{}},
 		{"web.token_file", "", "file keeping mem web's token across restarts (0600; mem web --new-token replaces it)", &s.Web.TokenFile, Range{}},
 		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},

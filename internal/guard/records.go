@@ -99,27 +99,29 @@ func ForeignPath(p string) bool {
 }
 
 // ForAgent prepares an observation to be given to the agent: the last gate
-// on the way out, so rows written before today's rules, imported rows and
-// team rows are held to them. It reports false when the observation must
-// not be given at all: flagged and not released, or instruction-shaped by
-// today's check. Otherwise its texts pass the privacy filter again, and an
+// on the way out, so rows written before today's rules are held to them. It
+// reports false when the observation must not be given at all: flagged and
+// not released, or, for a row without provenance (written before mem
+// checked what it stores), instruction-shaped by today's check. A row with
+// provenance was checked when it was stored, imported or pulled, and its
+// flag says what the check found. Otherwise its texts pass the privacy filter again, and an
 // untrusted one is reduced to mem's own neutral words (no subtitle,
 // narrative or facts: the id fetches the rest on request).
 func ForAgent(o *memory.Observation) bool {
 	if o.Review.Held() {
 		return false
 	}
-	if !o.Review.Released {
-		if _, ok := CheckAll(observationTexts(*o)...); ok {
+	if o.Origin == "" {
+		if _, ok := CheckAll(observationTexts(*o)...); ok && !o.Review.Released {
 			return false
 		}
+		o.Title = privacy.Filter(o.Title)
+		o.Subtitle = privacy.Filter(o.Subtitle)
+		if o.Narrative != "" {
+			o.Narrative = privacy.Filter(o.Narrative)
+		}
+		o.Facts = privacy.FilterAll(o.Facts)
 	}
-	o.Title = privacy.Filter(o.Title)
-	o.Subtitle = privacy.Filter(o.Subtitle)
-	if o.Narrative != "" {
-		o.Narrative = privacy.Filter(o.Narrative)
-	}
-	o.Facts = privacy.FilterAll(o.Facts)
 	if o.Untrusted || untrustedShape(*o) {
 		o.Title = Neutral(*o)
 		o.Subtitle, o.Narrative, o.Facts = "", "", nil
@@ -135,14 +137,14 @@ func SummaryForAgent(s *memory.Summary) bool {
 	if s.Review.Held() {
 		return false
 	}
-	if !s.Review.Released {
-		if _, ok := CheckAll(summaryTexts(*s)...); ok {
+	if s.Origin == "" {
+		if _, ok := CheckAll(summaryTexts(*s)...); ok && !s.Review.Released {
 			return false
 		}
-	}
-	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Decisions, &s.Text} {
-		if *f != "" {
-			*f = privacy.Filter(*f)
+		for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Decisions, &s.Text} {
+			if *f != "" {
+				*f = privacy.Filter(*f)
+			}
 		}
 	}
 	if s.Untrusted {

@@ -80,6 +80,29 @@ type item struct {
 	obs   *memory.Observation
 	sum   *memory.Summary
 	entry Entry
+	// gated and given: the last gate has run on the item, and lets it
+	// through (given).
+	gated, given bool
+}
+
+// pass runs the last gate on the way out once, when the item is about to
+// be chosen (not on every candidate: most are never shown): what the
+// instruction check holds back is left out, and counted as omitted; the
+// rest passes the privacy filter again; untrusted text is given in mem's
+// own words (internal/guard).
+func (it *item) pass() bool {
+	if it.gated {
+		return it.given
+	}
+	it.gated, it.given = true, true
+	switch {
+	case it.obs != nil:
+		it.given = guard.ForAgent(it.obs)
+		it.entry.Title = it.obs.Title
+	case it.sum != nil:
+		it.given = guard.SummaryForAgent(it.sum)
+	}
+	return it.given
 }
 
 // How much is read: enough candidates to fill any sensible budget, bounded
@@ -166,14 +189,6 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		return res, err
 	}
 	capped := totalObs >= countCap || totalSum >= countCap
-	// The last gate: what the instruction check holds back is left out,
-	// the rest passes the privacy filter again, untrusted text is given in
-	// mem's own words (internal/guard).
-	summaries = slices.DeleteFunc(summaries, func(s memory.Summary) bool { return !guard.SummaryForAgent(&s) })
-	recent, important = forAgent(recent), forAgent(important)
-	if req.Mode == ModeCompact {
-		current = forAgent(current)
-	}
 
 	// Keywords: the prompt, or what the current session asked and touched.
 	if req.Prompt != "" {
@@ -265,17 +280,6 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	return res, nil
 }
 
-// forAgent keeps the observations the gate lets through, as it gives them.
-func forAgent(l []memory.Observation) []memory.Observation {
-	out := l[:0]
-	for _, o := range l {
-		if guard.ForAgent(&o) {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
 func obsItem(o *memory.Observation, group string, sc *scorer) *item {
 	score, f := sc.score(*o)
 	return &item{group: group, obs: o, entry: Entry{
@@ -352,6 +356,9 @@ func pick(r renderer, req Request, phases []phase, frame string) []chosen {
 			limit = req.Budget - avail + int(ph.share*float64(avail))
 		}
 		for _, it := range ph.items {
+			if !it.pass() {
+				continue
+			}
 			g := r.group(it)
 			extraTok, extraChars := 0, 0
 			if !open[g] {

@@ -15,11 +15,14 @@ import (
 // given types: rare types must not turn it into a scan of the project.
 const typeWindow = 1000
 
-// briefCols are the columns of an observation an index line and its
-// relevance need: everything but narrative and facts, which can be long.
+// briefCols are the columns of an observation an index line, its relevance
+// and the last gate on the way out need: everything but narrative and facts,
+// which can be long, and the provenance and review details the gate does
+// not read.
 const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS narrative, '[]' AS facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at, ` + provenanceCols
+	token_count, created_at, origin, '' AS origin_agent, origin_event, '' AS origin_member, untrusted, flag,
+	'' AS flag_span, released`
 
 // RecentBriefs returns a project's newest observations, newest first,
 // without their narrative and facts. With types, only those types among the
