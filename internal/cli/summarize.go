@@ -177,20 +177,7 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 }
 
 func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOptions, opts summarize.Options) error {
-	var res summarize.Result
-	var err error
-	if o.DryRun {
-		var in summarize.Input
-		if in, err = summarize.Load(ctx, db, o.Session); err == nil {
-			if in.Empty() {
-				res.Skipped = summarize.NothingRecorded
-			} else {
-				res, err = summarize.Build(ctx, in, opts)
-			}
-		}
-	} else {
-		res, err = summarize.Session(ctx, db, o.Session, opts)
-	}
+	res, err := remember.SummarizeSession(ctx, db, o.Session, opts, o.DryRun)
 	if errors.Is(err, memory.ErrNotFound) {
 		return Invalid("--session", "the id of an existing session", o.Session)
 	}

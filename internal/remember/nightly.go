@@ -59,8 +59,14 @@ func (e *Engine) Nightly(ctx context.Context, db *store.DB, n Nightly) (NightlyR
 	return out, nil
 }
 
-// summarizeQueue adapts the store to the job's Queue.
+// summarizeQueue adapts the store to the job's Queue: each session's
+// summary is read from one snapshot and stored in one write
+// (SummarizeSession).
 type summarizeQueue struct{ *store.DB }
+
+func (q summarizeQueue) Summarize(ctx context.Context, id string, opts summarize.Options) (summarize.Result, error) {
+	return SummarizeSession(ctx, q.DB, id, opts, false)
+}
 
 func (q summarizeQueue) Pending(ctx context.Context, idleBefore time.Time, upgrade bool, limit int) ([]summarize.Pending, error) {
 	ps, err := q.PendingSessions(ctx, store.PendingQuery{IdleBefore: idleBefore, Upgrade: upgrade, Limit: limit})

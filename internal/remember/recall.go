@@ -51,3 +51,32 @@ func (e *Engine) Summarize(ctx context.Context, db *store.DB, sessionID string, 
 		return err
 	})
 }
+
+// SummarizeSession writes the summary of a session now (`mem summarize
+// --session`): what it recorded is read from one snapshot, the summarizer
+// (which may run a model command for a while) works outside any
+// transaction, and the summary is stored in one write transaction; with
+// dryRun nothing is stored. A session that recorded nothing is left alone
+// (Result.Skipped); an unknown one is an error wrapping memory.ErrNotFound.
+func SummarizeSession(ctx context.Context, db *store.DB, id string, opts summarize.Options, dryRun bool) (summarize.Result, error) {
+	var in summarize.Input
+	err := db.Read(ctx, func(rx *store.DB) (err error) {
+		in, err = summarize.Load(ctx, rx, id)
+		return err
+	})
+	if err != nil {
+		return summarize.Result{}, err
+	}
+	if in.Empty() {
+		return summarize.Result{Skipped: summarize.NothingRecorded}, nil
+	}
+	res, err := summarize.Build(ctx, in, opts)
+	if err != nil || dryRun {
+		return res, err
+	}
+	err = db.Write(ctx, func(tx *store.DB) (err error) {
+		res.Summary, err = tx.PutSummary(ctx, res.Summary)
+		return err
+	})
+	return res, err
+}
