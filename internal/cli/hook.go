@@ -208,7 +208,7 @@ func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...
 		MaxChars: cfg.Settings.Inject.MaxChars,
 		Logf:     logf,
 	}
-	wireHookFeatures(h, cfg)
+	WireHookFeatures(h, cfg)
 	return h
 }
 
@@ -273,11 +273,12 @@ func trimWAL(ctx context.Context, db *store.DB, deadline time.Time) {
 	_, _ = db.SQL().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 }
 
-// wireHookFeatures connects the feature packages the hook answers with:
+// WireHookFeatures connects the feature packages the hook answers with:
 // recall gives the blocks `mem inject` prints, summarize writes the
 // extractive summary (at SessionEnd, and as the checkpoint before compaction),
-// the context sources give prompt-time context (README).
-func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
+// the context sources give prompt-time context (README). scripts/eval code
+// replays histories through a handler wired by it.
+func WireHookFeatures(h *hook.Handler, cfg *config.Config) {
 	settings := recall.SettingsFrom(cfg.Settings)
 	h.Recall = func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error) {
 		m := recall.ModeStart
