@@ -454,34 +454,42 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 	return rep, errors.Join(errs...)
 }
 
-// maxFileObservations bounds what one file event registers.
-const maxFileObservations = 3
+// A file event brings the file's history the way `git log -- FILE` shows
+// it: the latest earlier sessions that touched it, newest first, one entry
+// each (its newest observation of the file), looked for among the file's
+// fileHistoryScan newest observations, each entry cut to fileEntryTokens.
+const (
+	maxFileSessions = 5
+	fileHistoryScan = 60
+	fileEntryTokens = 90
+)
 
 func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edited bool, rep *Report) error {
 	prio := memory.PriorityNormal
 	if edited {
 		prio = memory.PriorityHigh
 	}
-	seen := map[int64]bool{}
-	n := 0
+	var all []memory.Observation
 	for _, p := range pathForms(s.Root, path) {
-		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxFileObservations)
+		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
 		if err != nil {
 			return err
 		}
-		for _, o := range obs {
-			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID {
-				continue
-			}
-			seen[o.ID] = true
-			n++
-			ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, maxObservationTokens), prio)
-			if err != nil {
-				return err
-			}
-			if ok {
-				rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
-			}
+		all = append(all, obs...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].ID > all[j].ID })
+	sessions := map[string]bool{s.ID: true}
+	for _, o := range all {
+		if sessions[o.SessionID] || len(sessions) > maxFileSessions {
+			continue
+		}
+		sessions[o.SessionID] = true
+		ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, fileEntryTokens), prio)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
 		}
 	}
 	return nil

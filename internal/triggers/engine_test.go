@@ -2,8 +2,10 @@ package triggers_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -152,6 +154,41 @@ func TestFileActivity(t *testing.T) {
 	rep, err := f.eng.OnFile(ctx, other, abs, false)
 	if err != nil || len(rep.Registered) != 2 {
 		t.Fatalf("other session: %+v %v", rep, err)
+	}
+}
+
+// A file's history comes back the way git log -- FILE gives it: one entry
+// for each of the latest sessions that touched it, newest first, not the
+// newest session's several edits.
+func TestFileActivityHistory(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	file := "src/link.c"
+	var want []string
+	for i, sid := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		if _, _, err := f.db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 3 { // each session edits the file three times
+			a, err := f.db.AddObservation(ctx, memory.Observation{SessionID: sid, Type: memory.TypeChange,
+				Title: fmt.Sprintf("Edited %s: change %d of session %s", file, j, sid), FilesModified: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j == 2 && i >= 2 { // the newest five sessions, their newest edit
+				want = append([]string{"file-activity:#" + itoa(a.ID) + "@normal"}, want...)
+			}
+		}
+	}
+	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, file), false); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(f.pending(t))
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("registered %v, want one entry for each of the five newest sessions %v", got, want)
 	}
 }
 
