@@ -75,7 +75,23 @@ func runImport(ctx context.Context, app *App, src string) error {
 		return PrintJSON(app.Out, res)
 	}
 	fmt.Fprintf(app.Out, "imported %s; already present %s\n", counts(res.Added), counts(res.Skipped))
+	projects := make([]string, 0, len(res.Projects))
+	for p := range res.Projects {
+		projects = append(projects, p)
+	}
+	sort.Strings(projects)
+	for _, p := range projects {
+		fmt.Fprintf(app.Text(), "  into %s: %d %s\n", p, res.Projects[p], noun(res.Projects[p], "record"))
+	}
 	return nil
+}
+
+// noun is word, in the plural unless n is 1.
+func noun(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return plural(word)
 }
 
 // decodeError is a bad line of the imported file, told apart from what the

@@ -48,7 +48,8 @@ func newUninstallMCPCmd(app *App) *cobra.Command {
 		Use:   "uninstall-mcp " + strings.Join(install.Names(), "|"),
 		Short: "Remove mem's MCP server, and nothing else, from an agent's configuration",
 		Long: `Remove the MCP server entry "mem" from an agent's configuration (the files of install-mcp).
-Everything else in the file stays; the previous file is kept as <file>.mem.bak.`,
+Everything else in the file stays. Backups as mem uninstall --help says: none written, install's put
+back byte for byte when nothing else changed, and removed once the file holds nothing of mem's.`,
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: install.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,7 +84,15 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if err != nil {
 		return UsageErr(err)
 	}
-	backup, err := applyPlan(plan, root, o.DryRun)
+	var backup string
+	bin, _ := memBinary(o.Command, "--command")
+	clean := uninstallClean(app, o.Agent, o.Scope, path, bin)
+	if remove {
+		plan = restoring(plan, root, mcpEdits(o.Agent, path, bin))
+		backup, err = applyRemoval(plan, root, o.DryRun, clean)
+	} else {
+		backup, err = applyPlan(plan, root, o.DryRun, clean)
+	}
 	if err != nil {
 		return err
 	}
@@ -104,9 +113,7 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 			verb = "removed mem's MCP server for " + plan.Agent + " from"
 		}
 		fmt.Fprintf(app.Out, "%s %s\n", verb, plan.Path)
-		if backup != "" {
-			fmt.Fprintf(app.Out, "previous file kept as %s\n", backup)
-		}
+		printBackup(app, backup, !remove)
 	}
 	if db := app.Config().Origin(&app.Config().Settings.DB); !remove && (db.Source == config.SourceFlag || db.Source == config.SourceEnv) {
 		fmt.Fprintf(app.Out, "note: the MCP server and the hooks use the database of the editor's environment (MEM_DB) or mem's configuration, not %s: set MEM_DB where the editor starts\n", db.Value)
