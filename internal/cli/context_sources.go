@@ -30,7 +30,7 @@ func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*tri
 		}
 		c.KeywordPairs = pairs
 	}
-	return &triggers.Engine{Pending: db, Files: db, Search: db, Config: c, Now: now}, nil
+	return &triggers.Engine{Pending: db, Files: db, Search: db, Prompts: db, Config: c, Now: now}, nil
 }
 
 // maxKeywordFile bounds a keyword file.

@@ -50,6 +50,11 @@ type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 }
 
+// SessionPrompts gives a session's prompts; the store satisfies it.
+type SessionPrompts interface {
+	Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error)
+}
+
 // Searcher searches memory; the store satisfies it.
 type Searcher interface {
 	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
@@ -82,6 +87,9 @@ type Engine struct {
 	Pending Pending
 	Files   FileMemory // may be nil: no file-activity or path lookups
 	Search  Searcher   // may be nil: no searches for symbols and questions
+	// Prompts may be nil: a touched file's history then comes newest first
+	// only, not first the sessions its prompt is about.
+	Prompts SessionPrompts
 	Config  Config
 	Now     func() time.Time
 }
@@ -455,9 +463,11 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 }
 
 // A file event brings the file's history the way `git log -- FILE` shows
-// it: the latest earlier sessions that touched it, newest first, one entry
-// each (its newest observation of the file), looked for among the file's
-// fileHistoryScan newest observations, each entry cut to fileEntryTokens.
+// it, one entry (an observation of the file) for each of maxFileSessions
+// earlier sessions that touched it: first those the session's prompt is
+// about (a search of the file's observations with the prompt's words), then
+// the newest, found among the file's fileHistoryScan newest observations;
+// each entry cut to fileEntryTokens.
 const (
 	maxFileSessions = 5
 	fileHistoryScan = 60
@@ -469,17 +479,21 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if edited {
 		prio = memory.PriorityHigh
 	}
-	var all []memory.Observation
+	about, err := e.fileHistoryAbout(ctx, s, path)
+	if err != nil {
+		return err
+	}
+	var newest []memory.Observation
 	for _, p := range pathForms(s.Root, path) {
 		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
 		if err != nil {
 			return err
 		}
-		all = append(all, obs...)
+		newest = append(newest, obs...)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].ID > all[j].ID })
+	sort.SliceStable(newest, func(i, j int) bool { return newest[i].ID > newest[j].ID })
 	sessions := map[string]bool{s.ID: true}
-	for _, o := range all {
+	for _, o := range append(about, newest...) {
 		if sessions[o.SessionID] || len(sessions) > maxFileSessions {
 			continue
 		}
@@ -493,6 +507,34 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		}
 	}
 	return nil
+}
+
+// fileHistoryAbout returns the observations of the file at path that the
+// session's latest prompt is about, best first (none without a prompt).
+func (e *Engine) fileHistoryAbout(ctx context.Context, s Session, path string) ([]memory.Observation, error) {
+	if e.Prompts == nil || e.Search == nil {
+		return nil, nil
+	}
+	ps, err := e.Prompts.Prompts(ctx, s.ID)
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	file := path
+	if rel, ok := relative(s.Root, path); ok {
+		file = rel
+	}
+	hits, err := e.Search.Search(ctx, search.Query{Text: ps[len(ps)-1].Text, Project: s.Project, File: file,
+		Kinds: []search.Kind{search.KindObservation}, Limit: maxSearchHits, Ranking: promptRanking()})
+	if err != nil {
+		return nil, fmt.Errorf("searching the history of %s: %w", file, err)
+	}
+	var out []memory.Observation
+	for _, h := range hits {
+		if h.Observation != nil {
+			out = append(out, *h.Observation)
+		}
+	}
+	return out, nil
 }
 
 // registerObservation registers an observation once per session: the mark
