@@ -464,14 +464,16 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 
 // A file event brings the file's history the way `git log -- FILE` shows
 // it, one entry (an observation of the file) for each of maxFileSessions
-// earlier sessions that touched it: first those the session's prompt is
+// earlier sessions that touched it (ten: on the tuning repositories of
+// scripts/eval code, five and eight found fewer of the commits a fix fixes at
+// the same tokens, each entry shorter): first those the session's prompt is
 // about (a search of the file's observations with the prompt's words), then
 // the newest, found among the file's fileHistoryScan newest observations;
 // each entry cut to fileEntryTokens.
 const (
-	maxFileSessions = 5
-	fileHistoryScan = 60
-	fileEntryTokens = 90
+	maxFileSessions = 10
+	fileHistoryScan = 100
+	fileEntryTokens = 40
 )
 
 func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edited bool, rep *Report) error {

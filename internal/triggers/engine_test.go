@@ -166,7 +166,7 @@ func TestFileActivityHistory(t *testing.T) {
 	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
 	file := "src/link.c"
 	var want []string
-	for i, sid := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+	for i, sid := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
 		if _, _, err := f.db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestFileActivityHistory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if j == 2 && i >= 2 { // the newest five sessions, their newest edit
+			if j == 2 && i >= 2 { // the newest ten sessions, their newest edit
 				want = append([]string{"file-activity:#" + itoa(a.ID) + "@normal"}, want...)
 			}
 		}
@@ -188,7 +188,7 @@ func TestFileActivityHistory(t *testing.T) {
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Fatalf("registered %v, want one entry for each of the five newest sessions %v", got, want)
+		t.Fatalf("registered %v, want one entry for each of the ten newest sessions %v", got, want)
 	}
 }
 
