@@ -185,16 +185,23 @@ func diffSides(diff string) (old, nw string) {
 	return strings.Join(o, "\n"), strings.Join(n, "\n")
 }
 
-// changedLines returns the first line that differs on each side, once the
-// lines both sides share at the start and end are set aside.
-func changedLines(old, nw string) (before, after string) {
-	ol, nl := nonBlank(old), nonBlank(nw)
+// changedSpan returns the non-blank lines of each side that differ, once
+// the lines both sides share at the start and end are set aside.
+func changedSpan(old, nw string) (ol, nl []string) {
+	ol, nl = nonBlank(old), nonBlank(nw)
 	for len(ol) > 0 && len(nl) > 0 && ol[0] == nl[0] {
 		ol, nl = ol[1:], nl[1:]
 	}
 	for len(ol) > 0 && len(nl) > 0 && ol[len(ol)-1] == nl[len(nl)-1] {
 		ol, nl = ol[:len(ol)-1], nl[:len(nl)-1]
 	}
+	return ol, nl
+}
+
+// changedLines returns the first line that differs on each side, once the
+// lines both sides share at the start and end are set aside.
+func changedLines(old, nw string) (before, after string) {
+	ol, nl := changedSpan(old, nw)
 	if len(ol) > 0 {
 		before = cut(ol[0], snippetLen)
 	}
@@ -218,13 +225,7 @@ var (
 // them, not only the first), in order: what a developer searches for later.
 // Words of three letters or fewer and the language's keywords are left out.
 func changedNames(old, nw string) []string {
-	ol, nl := nonBlank(old), nonBlank(nw)
-	for len(ol) > 0 && len(nl) > 0 && ol[0] == nl[0] {
-		ol, nl = ol[1:], nl[1:]
-	}
-	for len(ol) > 0 && len(nl) > 0 && ol[len(ol)-1] == nl[len(nl)-1] {
-		ol, nl = ol[:len(ol)-1], nl[:len(nl)-1]
-	}
+	ol, nl := changedSpan(old, nw)
 	var out []string
 	for _, l := range append(ol, nl...) {
 		for _, w := range identRe.Get().FindAllString(l, -1) {
