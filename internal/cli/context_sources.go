@@ -16,6 +16,7 @@ import (
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/triggers"
 )
@@ -30,7 +31,7 @@ func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*tri
 		}
 		c.KeywordPairs = pairs
 	}
-	return &triggers.Engine{Pending: db, Files: db, Search: db, Prompts: db, Config: c, Now: now}, nil
+	return &triggers.Engine{Pending: db, Files: db, Search: search.Over(db), Prompts: db, Config: c, Now: now}, nil
 }
 
 // maxKeywordFile bounds a keyword file.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/store"
 )
@@ -19,7 +20,7 @@ func agentChecks(app *App, activity []store.AgentActivity) []store.Check {
 		last[a.Agent] = a
 	}
 	var checks []store.Check
-	for _, a := range install.All.Get() {
+	for _, a := range agent.All() {
 		var parts []string
 		wired := false
 		for _, scope := range []string{install.ScopeUser, install.ScopeProject} {

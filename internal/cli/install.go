@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/install"
 )
 
@@ -52,7 +53,7 @@ mem's entries out and keeps the rest. Once the file holds nothing of mem's, the 
 		Short:     short,
 		Long:      long,
 		Args:      cobra.MaximumNArgs(1),
-		ValidArgs: install.Names(),
+		ValidArgs: agent.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0 && remove:
@@ -64,7 +65,7 @@ mem's entries out and keeps the rest. Once the file holds nothing of mem's, the 
 			return runInstall(app, o, remove)
 		},
 	}
-	cmd.Use = use + " [" + strings.Join(install.Names(), "|") + "]"
+	cmd.Use = use + " [" + strings.Join(agent.Names(), "|") + "]"
 	f := cmd.Flags()
 	f.StringVar(&o.Scope, "scope", install.ScopeUser, "user (your settings) or project (the project's settings, to commit)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the resulting file instead of writing it")
@@ -174,9 +175,9 @@ func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remov
 // installTarget checks an agent and a scope, and finds and reads the file
 // pathOf names for them (nil content when it does not exist yet). It also
 // returns the project root the file must stay in ("" for user scope).
-func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (path, root string, before []byte, err error) {
-	if _, ok := install.Lookup(agent); !ok {
-		return "", "", nil, Invalid("agent", "one of "+strings.Join(install.Names(), ", "), agent)
+func installTarget(app *App, name, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (path, root string, before []byte, err error) {
+	if _, ok := install.Lookup(name); !ok {
+		return "", "", nil, Invalid("agent", "one of "+strings.Join(agent.Names(), ", "), name)
 	}
 	if scope != install.ScopeUser && scope != install.ScopeProject {
 		return "", "", nil, Invalid("--scope", "user or project", scope)
@@ -185,7 +186,7 @@ func installTarget(app *App, agent, scope string, pathOf func(agent, scope strin
 	if err != nil {
 		return "", "", nil, err
 	}
-	if path, err = pathOf(agent, scope, places); err != nil {
+	if path, err = pathOf(name, scope, places); err != nil {
 		return "", "", nil, UsageErr(err)
 	}
 	if before, err = install.Read(path, places.Root); err != nil {
@@ -199,7 +200,7 @@ func installTarget(app *App, agent, scope string, pathOf func(agent, scope strin
 func agentFiles(file func(install.Agent) install.Paths) string {
 	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
 	var b strings.Builder
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		ps := file(a)
 		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, ps.User(home), ps.Project)
 	}
@@ -210,7 +211,7 @@ func agentFiles(file func(install.Agent) install.Paths) string {
 func agentDetect() string {
 	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
 	var b strings.Builder
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		var dirs []string
 		if a.Detect.Dirs != nil {
 			dirs = a.Detect.Dirs(home)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/install"
 )
 
@@ -48,7 +49,7 @@ func runInstallAll(app *App, o installOptions) error {
 	found := install.DetectAll(install.Machine{Places: places, GOOS: runtime.GOOS})
 	if len(found) == 0 {
 		return errors.New("found no agent on this machine (" + lookedFor(places) + "); name one: mem install " +
-			strings.Join(install.Names(), "|"))
+			strings.Join(agent.Names(), "|"))
 	}
 	var out []wired
 	for _, f := range found {
@@ -88,7 +89,7 @@ func reportAgents(app *App, out []wired, dryRun bool, print func(*App, []wired, 
 // lookedFor says, for the message when no agent is found, where mem looked.
 func lookedFor(p install.Places) string {
 	var cmds, dirs []string
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		cmds = append(cmds, a.Detect.Commands...)
 		if a.Detect.Dirs != nil {
 			dirs = append(dirs, a.Detect.Dirs(p)...)

@@ -262,6 +262,7 @@ func (a *App) Store(ctx context.Context) (*store.DB, error) {
 		return nil, dbError(a.cfg.Settings.DB, err)
 	}
 	a.db = db
+	makeFoldersPrivate(a, db.Path())
 	// What hooks spooled is applied when the database is free at once, so
 	// that what the command reads includes it.
 	drainSpool(ctx, a, db, false)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/install"
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -43,7 +43,7 @@ func newSessionStartCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.ID, "session", "", "session id (required)")
 	var agents []string
-	for _, a := range install.All.Get() {
+	for _, a := range agent.All() {
 		agents = append(agents, a.Adapter.Agent())
 	}
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent name: "+strings.Join(agents, ", ")+", ...")

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/progress"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
@@ -49,7 +49,9 @@ func newSummarizeCmd(app *App) *cobra.Command {
                  newest observation and, when a model command is configured, every session whose
                  summary is still extractive; then run maintenance (unless --maintain=false)
   --maintain     maintenance only: drop pending context of sessions ended over a day ago,
-                 merge the FTS5 indexes, PRAGMA optimize, truncate the WAL
+                 merge the FTS5 indexes, PRAGMA optimize, truncate the WAL; a step other
+                 processes keep the database from for longer than a command waits is
+                 skipped and named (the next run does it), not a failure
 
 The extractive summarizer (deterministic, no network) is the default. With --llm-cmd (or
 summarize.llm_cmd) a shell command gets the session as JSON on stdin and prints the summary as
@@ -133,7 +135,7 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	var out summarizeReport
 	start := time.Now()
 	if o.Pending {
-		prog := newProgress(app.Err)
+		prog := newJobProgress(app.Err)
 		job := summarize.Job{Queue: summarizeQueue{db}, Options: opts, Idle: o.Idle, Limit: o.Limit,
 			DryRun: o.DryRun}
 		if !o.DryRun {
@@ -285,30 +287,29 @@ func (r summarizeReport) line() string {
 		if m.WALBusy {
 			wal = "WAL checkpoint partial (readers active)"
 		}
-		parts = append(parts, fmt.Sprintf("maintenance: %d stale pending entries dropped, %d indexes optimized, %s",
-			m.PendingDropped, m.FTSOptimized, wal))
+		p := fmt.Sprintf("maintenance: %d stale pending entries dropped, %d indexes optimized, %s",
+			m.PendingDropped, m.FTSOptimized, wal)
+		if len(m.Skipped) > 0 {
+			p += fmt.Sprintf(" (skipped, the database stayed busy; the next run does them: %s)", strings.Join(m.Skipped, ", "))
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ") + fmt.Sprintf(" in %.1fs", float64(r.ElapsedMillis)/1000)
 }
 
-// progress shows the job's progress on stderr: a bar redrawn in place on a
-// terminal, else one line per session (for log files).
-type progress struct {
-	w     io.Writer
-	tty   bool
-	drawn time.Time
-	shown bool
+// jobProgress shows the job's progress on stderr: a bar with rate and time
+// left on a terminal, else one line per session (for log files).
+type jobProgress struct {
+	w   io.Writer
+	tty bool
+	bar *progress.Bar
 }
 
-func newProgress(w io.Writer) *progress {
-	p := &progress{w: w}
-	if f, ok := w.(*os.File); ok {
-		p.tty = term.IsTerminal(int(f.Fd()))
-	}
-	return p
+func newJobProgress(w io.Writer) *jobProgress {
+	return &jobProgress{w: w, tty: progress.IsTerminal(w)}
 }
 
-func (p *progress) event(e summarize.Event) {
+func (p *jobProgress) event(e summarize.Event) {
 	s := e.Session
 	if !p.tty {
 		what := s.Generator
@@ -322,22 +323,13 @@ func (p *progress) event(e summarize.Event) {
 		}
 		return
 	}
+	if p.bar == nil {
+		p.bar = progress.New(p.w, int64(e.Total), "summarizing", progress.Items)
+	}
 	if s.Fallback != "" {
-		fmt.Fprintf(p.w, "\r\033[K%s: %s\n", s.ID, s.Fallback)
+		p.bar.Println(s.ID + ": " + s.Fallback)
 	}
-	if e.Done < e.Total && time.Since(p.drawn) < 100*time.Millisecond {
-		return
-	}
-	p.drawn = time.Now()
-	const width = 30
-	n := e.Done * width / max(e.Total, 1)
-	fmt.Fprintf(p.w, "\r\033[Ksummarizing [%s%s] %d/%d %s", strings.Repeat("=", n), strings.Repeat(" ", width-n),
-		e.Done, e.Total, s.ID)
-	p.shown = true
+	p.bar.Set(int64(e.Done))
 }
 
-func (p *progress) finish() {
-	if p.tty && p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
+func (p *jobProgress) finish() { p.bar.Finish() }

@@ -120,7 +120,7 @@ func runUninstallAll(app *App, o installOptions) error {
 	}
 	bin, _ := memBinary(o.Bin, "--bin") // without it, entries of a binary named mem are still recognised
 	var out []wired
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		if w, ok := unwireAgent(app, a.Name, o, bin); ok {
 			out = append(out, w)
 		}

@@ -36,6 +36,11 @@ var (
 	ErrReadOnly = errors.New("database is read-only")
 	// ErrFull: the disk or the file-size limit is full.
 	ErrFull = errors.New("disk is full")
+	// ErrWALKept: a forget deleted what it was asked to, but other
+	// processes kept the WAL in use for longer than the wait, so it still
+	// holds older copies of the pages until a checkpoint empties it (the
+	// next forget's, mem summarize --maintain, the last process to close).
+	ErrWALKept = errors.New("other processes kept the WAL in use, so it holds older copies of its pages until a checkpoint empties it (`mem summarize --maintain` does)")
 	// ErrWrite: the operating system refused a write to the database file;
 	// a file-size limit (ulimit -f) shows up as this rather than ErrFull.
 	ErrWrite = errors.New("cannot write the database file (disk full, file-size limit or I/O error)")
@@ -103,6 +108,9 @@ func DSN(path string, busyMillis int) string {
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := checkPath(path); err != nil {
 		return nil, err
+	}
+	if !opts.NoMigrate {
+		makePrivate(path)
 	}
 	var lockHeld bool
 	if !opts.NoMigrate && !inWALMode(path) {
@@ -203,12 +211,33 @@ func checkPath(path string) error {
 		}
 		return nil
 	case errors.Is(err, os.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return fmt.Errorf("creating folder for database %s: %w", path, mapOSError(err))
+		}
+		// SQLite creates a new file 0644 (less the umask) and gives the
+		// -wal and -shm files it creates the database file's mode: an
+		// empty file made 0600 first keeps all three private.
+		if err := fsafe.CreatePrivate(path); err != nil {
+			return fmt.Errorf("creating database %s: %w", path, mapOSError(err))
 		}
 		return nil
 	default:
 		return fmt.Errorf("checking database %s: %w", path, err)
+	}
+}
+
+// DBFiles are the files SQLite keeps for the database at path: the file,
+// its WAL and its shared memory.
+func DBFiles(path string) []string {
+	return []string{path, path + "-wal", path + "-shm"}
+}
+
+// makePrivate takes from the database's files what other users may do with
+// them, as an older mem created them 0644; the files are mem's own. A file
+// of another user stays as it is (doctor names it).
+func makePrivate(path string) {
+	for _, f := range DBFiles(path) {
+		_, _, _ = fsafe.MakePrivate(f)
 	}
 }
 

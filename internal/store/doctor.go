@@ -15,6 +15,9 @@ type Check struct {
 	// Busy: the check could not run, another process held the database for
 	// longer than Options.Wait. It says nothing of damage; OK is true.
 	Busy bool `json:"busy,omitempty"`
+	// Warn: nothing failed, but something wants the user's attention (the
+	// detail says what to do). OK is true.
+	Warn bool `json:"warn,omitempty"`
 }
 
 // ftsTables are the full-text indexes kept by triggers.

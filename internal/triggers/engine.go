@@ -55,9 +55,9 @@ type SessionPrompts interface {
 	Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error)
 }
 
-// Searcher searches memory; the store satisfies it.
+// Searcher searches memory, ranked by r; search.Over gives one of a store.
 type Searcher interface {
-	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
+	Search(ctx context.Context, q search.Query, r search.Ranking) ([]search.Hit, error)
 }
 
 // Keyword is a keyword-detector pair: a prompt containing Word (as a whole
@@ -320,8 +320,8 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 		}
 	}
 	q := search.Query{Text: strings.Join(texts, " "), Project: s.Project, Kinds: []search.Kind{search.KindObservation},
-		Limit: maxSearchHits, Ranking: promptRanking()}
-	hits, err := e.Search.Search(ctx, q)
+		Limit: maxSearchHits}
+	hits, err := e.Search.Search(ctx, q, promptRanking())
 	if err != nil {
 		return nil, fmt.Errorf("searching memory for %q: %w", q.Text, err)
 	}
@@ -383,12 +383,12 @@ func TermWeights(terms []string, docs []string) map[string]float64 {
 // promptRanking is mem search's ranking without the session-summary and
 // neighbour terms: a prompt's triggers name things (identifiers, files)
 // rather than ask open questions, and the hook must answer in milliseconds.
-func promptRanking() *search.Ranking {
+func promptRanking() search.Ranking {
 	r := search.DefaultRanking()
 	r.SessionWeight, r.SessionExpand = 0, 0
 	r.Neighbors, r.NeighborDocs, r.NeighborWeight = 0, 0, 0
 	r.Candidates = 50
-	return &r
+	return r
 }
 
 // Relevance scores a search hit for a trigger on 0..1: the weighted share
@@ -526,7 +526,7 @@ func (e *Engine) fileHistoryAbout(ctx context.Context, s Session, path string) (
 		file = rel
 	}
 	hits, err := e.Search.Search(ctx, search.Query{Text: ps[len(ps)-1].Text, Project: s.Project, File: file,
-		Kinds: []search.Kind{search.KindObservation}, Limit: maxSearchHits, Ranking: promptRanking()})
+		Kinds: []search.Kind{search.KindObservation}, Limit: maxSearchHits}, promptRanking())
 	if err != nil {
 		return nil, fmt.Errorf("searching the history of %s: %w", file, err)
 	}

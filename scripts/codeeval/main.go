@@ -222,7 +222,7 @@ func ask(ctx context.Context, r *replayer, q *question, before []commit, c commi
 	sid := sessionOf(c.SHA)
 	// Search, as mem search and the MCP search tool run it.
 	for ch, text := range map[int]string{chSearchFull: msg, chSearchSubject: subject} {
-		hits, err := r.db.Search(ctx, search.Query{Text: text, Project: r.project(), Limit: 50})
+		hits, err := search.SearchWith(ctx, r.db, search.Query{Text: text, Project: r.project(), Limit: 50}, search.DefaultRanking())
 		if err != nil {
 			return err
 		}

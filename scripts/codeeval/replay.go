@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
@@ -52,7 +53,11 @@ func newReplayer(ctx context.Context, dir, repo string) (*replayer, error) {
 	}
 	cfg := &config.Config{Settings: config.Defaults(config.Dirs{Data: dir, State: dir, Config: dir})}
 	cfg.Settings.DB = dbPath
-	r := &replayer{db: db, adapter: hook.Claude(hook.AgentClaude, ""), repo: repo, root: root}
+	claude, ok := agent.Lookup("claude")
+	if !ok {
+		return nil, fmt.Errorf("no claude agent in the registry")
+	}
+	r := &replayer{db: db, adapter: claude.Adapter, repo: repo, root: root}
 	r.h = &hook.Handler{
 		Open:     func(context.Context) (*store.DB, error) { return db, nil },
 		Project:  func(string) (project.Identity, error) { return project.Identity{Key: "code/" + repo, Root: root}, nil },
