@@ -52,7 +52,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 			obsIDs = append(obsIDs, r.ID)
 		}
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

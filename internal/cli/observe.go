@@ -85,12 +85,12 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	if err != nil {
 		return UsageErr(err)
 	}
-	db, err := app.sessionStore(ctx, o.Session)
-	if err != nil {
-		return err
-	}
 	obs.CreatedAt = app.Now()
-	added, err := db.AddObservation(ctx, obs)
+	var added store.Added
+	err = app.inSession(ctx, o.Session, func(tx *store.DB) (err error) {
+		added, err = tx.AddObservation(ctx, obs)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
@@ -465,7 +466,7 @@ func (s *Server) agent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Project = key
-	if p.Result, err = recall.Build(r.Context(), s.o.DB, req, s.o.Recall); err != nil {
+	if p.Result, err = remember.Recall(r.Context(), s.o.DB, req, s.o.Recall); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/agent"
-	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/remember"
+	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
 )
@@ -58,15 +59,25 @@ func newReplayer(ctx context.Context, dir, repo string) (*replayer, error) {
 		return nil, fmt.Errorf("no claude agent in the registry")
 	}
 	r := &replayer{db: db, adapter: claude.Adapter, repo: repo, root: root}
-	r.h = &hook.Handler{
+	mem, err := remember.New(cfg, func() time.Time { return r.clock })
+	if err != nil {
+		return nil, err
+	}
+	sp := spool.Beside(dbPath)
+	r.h, err = hook.New(hook.Deps{
 		Open:     func(context.Context) (*store.DB, error) { return db, nil },
 		Project:  func(string) (project.Identity, error) { return project.Identity{Key: "code/" + repo, Root: root}, nil },
 		Switches: func(string) switches.Decision { return switches.Decision{Inject: true, Capture: true} },
+		Memory:   mem,
+		Getwd:    func() (string, error) { return root, nil },
 		Now:      func() time.Time { return r.clock },
-		MaxChars: cfg.Settings.Inject.MaxChars,
 		Logf:     func(format string, a ...any) { fmt.Fprintf(os.Stderr, "hook: "+format+"\n", a...) },
+		Spool:    &sp,
+		MaxChars: cfg.Settings.Inject.MaxChars,
+	})
+	if err != nil {
+		return nil, err
 	}
-	cli.WireHookFeatures(r.h, cfg)
 	return r, nil
 }
 
