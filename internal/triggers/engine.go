@@ -466,10 +466,10 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 // it, one entry (an observation of the file) for each of maxFileSessions
 // earlier sessions that touched it (ten: on the tuning repositories of
 // scripts/eval code, five and eight found fewer of the commits a fix fixes at
-// the same tokens, each entry shorter): first those the session's prompt is
-// about (a search of the file's observations with the prompt's words), then
-// the newest, found among the file's fileHistoryScan newest observations;
-// each entry cut to fileEntryTokens.
+// the same tokens, each entry shorter), among the file's fileHistoryScan
+// newest observations: first those the session's prompt is about (the
+// weights of its words they contain, aboutPrompt), then the newest; each
+// entry cut to fileEntryTokens.
 const (
 	maxFileSessions = 10
 	fileHistoryScan = 100
@@ -481,21 +481,26 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if edited {
 		prio = memory.PriorityHigh
 	}
-	about, err := e.fileHistoryAbout(ctx, s, path)
-	if err != nil {
-		return err
-	}
-	var newest []memory.Observation
+	var obs []memory.Observation
 	for _, p := range pathForms(s.Root, path) {
-		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
+		o, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
 		if err != nil {
 			return err
 		}
-		newest = append(newest, obs...)
+		obs = append(obs, o...)
 	}
-	sort.SliceStable(newest, func(i, j int) bool { return newest[i].ID > newest[j].ID })
+	score, err := e.aboutPrompt(ctx, s, obs)
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(obs, func(i, j int) bool {
+		if score[obs[i].ID] != score[obs[j].ID] {
+			return score[obs[i].ID] > score[obs[j].ID]
+		}
+		return obs[i].ID > obs[j].ID
+	})
 	sessions := map[string]bool{s.ID: true}
-	for _, o := range append(about, newest...) {
+	for _, o := range obs {
 		if sessions[o.SessionID] || len(sessions) > maxFileSessions {
 			continue
 		}
@@ -511,32 +516,31 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	return nil
 }
 
-// fileHistoryAbout returns the observations of the file at path that the
-// session's latest prompt is about, best first (none without a prompt).
-func (e *Engine) fileHistoryAbout(ctx context.Context, s Session, path string) ([]memory.Observation, error) {
-	if e.Prompts == nil || e.Search == nil {
+// aboutPrompt scores observations by the session's latest prompt: the
+// summed weights (TermWeights over the observations) of the prompt's terms
+// each contains. No prompt, no scores.
+func (e *Engine) aboutPrompt(ctx context.Context, s Session, obs []memory.Observation) (map[int64]float64, error) {
+	if e.Prompts == nil || len(obs) == 0 {
 		return nil, nil
 	}
 	ps, err := e.Prompts.Prompts(ctx, s.ID)
 	if err != nil || len(ps) == 0 {
 		return nil, err
 	}
-	file := path
-	if rel, ok := relative(s.Root, path); ok {
-		file = rel
+	words := make([]string, len(obs))
+	for i, o := range obs {
+		words[i] = observationWords(o)
 	}
-	hits, err := e.Search.Search(ctx, search.Query{Text: ps[len(ps)-1].Text, Project: s.Project, File: file,
-		Kinds: []search.Kind{search.KindObservation}, Limit: maxSearchHits}, promptRanking())
-	if err != nil {
-		return nil, fmt.Errorf("searching the history of %s: %w", file, err)
-	}
-	var out []memory.Observation
-	for _, h := range hits {
-		if h.Observation != nil {
-			out = append(out, *h.Observation)
+	weights := TermWeights(queryTerms(ps[len(ps)-1].Text), words)
+	score := make(map[int64]float64, len(obs))
+	for i, o := range obs {
+		for t, w := range weights {
+			if strings.Contains(words[i], t) {
+				score[o.ID] += w
+			}
 		}
 	}
-	return out, nil
+	return score, nil
 }
 
 // registerObservation registers an observation once per session: the mark
