@@ -140,12 +140,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 var (
 	trailerRe = regexp.MustCompile(`(?m)^(Fixes|Link|Closes|Cc|Bug|Change-Id|Message-I[dD]|[A-Z][A-Za-z]*(-[a-z]+)*-by):.*$`)
 	shaRefRe  = regexp.MustCompile(`\b[0-9a-f]{8,40}\b(\s*\("[^"]*"\))?`)
+	blankRe   = regexp.MustCompile(`\n{3,}`)
 )
 
 func cleanMessage(msg string) string {
 	msg = trailerRe.ReplaceAllString(msg, "")
 	msg = shaRefRe.ReplaceAllString(msg, "")
-	return strings.TrimSpace(regexp.MustCompile(`\n{3,}`).ReplaceAllString(msg, "\n\n"))
+	return strings.TrimSpace(blankRe.ReplaceAllString(msg, "\n\n"))
 }
 
 // replayRepo replays the window of s and asks its fixes.
