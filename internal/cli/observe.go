@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -85,6 +86,7 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	if err != nil {
 		return UsageErr(err)
 	}
+	guard.MarkObservation(&obs)
 	obs.CreatedAt = app.Now()
 	var added store.Added
 	err = app.inSession(ctx, o.Session, func(tx *store.DB) (err error) {
@@ -145,6 +147,7 @@ func (in observeInput) observation(session string) (memory.Observation, error) {
 		Facts: in.Facts, Concepts: in.Concepts,
 		FilesRead: in.FilesRead, FilesModified: in.FilesModified,
 		ToolName: in.ToolName, PromptNumber: in.PromptNumber, AgentType: in.AgentType,
+		Provenance: memory.Provenance{Origin: memory.OriginPerson, Agent: "cli", Event: "observe"},
 	})
 }
 

@@ -117,6 +117,7 @@ func commands() []Command {
 		{"timeline", newTimelineCmd},
 		{"inject", newInjectCmd},
 		{"forget", newForgetCmd},
+		{"review", newReviewCmd},
 		{"export", newExportCmd},
 		{"import", newImportCmd},
 		{"stats", newStatsCmd},

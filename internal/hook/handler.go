@@ -677,7 +677,8 @@ func (t *turn) contextTurn(read, edited []string, room int) remember.Turn {
 
 // where tells capture where the event's tool call happened.
 func (t *turn) where() capture.Where {
-	w := capture.Where{SessionID: t.s.ID, Root: t.root, Cwd: t.s.Cwd, PromptNumber: t.s.PromptCount, AgentType: t.s.AgentType}
+	w := capture.Where{SessionID: t.s.ID, Root: t.root, Cwd: t.s.Cwd, PromptNumber: t.s.PromptCount, AgentType: t.s.AgentType,
+		Agent: t.s.Agent}
 	if t.ev.Cwd != "" {
 		w.Cwd = t.ev.Cwd
 	}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/tokens"
 )
@@ -164,6 +166,14 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		return res, err
 	}
 	capped := totalObs >= countCap || totalSum >= countCap
+	// The last gate: what the instruction check holds back is left out,
+	// the rest passes the privacy filter again, untrusted text is given in
+	// mem's own words (internal/guard).
+	summaries = slices.DeleteFunc(summaries, func(s memory.Summary) bool { return !guard.SummaryForAgent(&s) })
+	recent, important = forAgent(recent), forAgent(important)
+	if req.Mode == ModeCompact {
+		current = forAgent(current)
+	}
 
 	// Keywords: the prompt, or what the current session asked and touched.
 	if req.Prompt != "" {
@@ -212,9 +222,10 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 	for i := range summaries {
 		s := &summaries[i]
+		// Summaries are taken newest first: their score is their recency.
 		summaryItems = append(summaryItems, &item{group: groupSessions, sum: s, entry: Entry{
 			Ref: fmt.Sprintf("S%d", s.ID), Kind: memory.KindSummary, Group: groupSessions, ID: s.ID,
-			SessionID: s.SessionID, Date: day(summaryDate(s))}})
+			SessionID: s.SessionID, Title: summaryTitle(s), Date: day(summaryDate(s)), Score: sc.recency(summaryDate(s))}})
 	}
 	for _, l := range [][]memory.Observation{recent, important} {
 		for i := range l {
@@ -252,6 +263,17 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 	fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
 	return res, nil
+}
+
+// forAgent keeps the observations the gate lets through, as it gives them.
+func forAgent(l []memory.Observation) []memory.Observation {
+	out := l[:0]
+	for _, o := range l {
+		if guard.ForAgent(&o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func obsItem(o *memory.Observation, group string, sc *scorer) *item {
@@ -393,6 +415,18 @@ func render(r renderer, req Request, picked []chosen, minimal bool, all Omitted)
 	b = append(b, r.omitted(om, minimal)...)
 	b = append(b, r.tail(minimal)...)
 	return string(b), entries, om
+}
+
+// summaryTitle names a summary in an explanation: the first line of its
+// request, else of its text.
+func summaryTitle(s *memory.Summary) string {
+	for _, t := range []string{s.Request, s.Text, s.Completed} {
+		if t = strings.TrimSpace(t); t != "" {
+			first, _, _ := strings.Cut(t, "\n")
+			return first
+		}
+	}
+	return ""
 }
 
 // summaryDate dates a summary by the work it covers rather than by when it
