@@ -28,6 +28,12 @@ func TestAnalyze(t *testing.T) {
 			files: []string{"internal/orders/refund.go"}, facts: []string{"before: maxRetries := 3", "after: maxRetries := cfg.Refund.MaxRetries"},
 		},
 		{
+			name: "edit keeps the names of every changed line and the function it sits in",
+			call: Call{Tool: "Edit", Input: []byte(`{"file_path":"src/link.c","old_string":"static int\nbpf_link_attach(int fd)\n{\n\tint err;\n\terr = attach(fd);\n\treturn err;\n}","new_string":"static int\nbpf_link_attach(int fd)\n{\n\tint err;\n\terr = attach(fd);\n\tif (err)\n\t\tlibbpf_err_errno(err, LIBBPF_LINK_FLAGS);\n\treturn err;\n}"}`)},
+			typ:  memory.TypeChange, title: "Edited src/link.c: added if (err)",
+			files: []string{"src/link.c"}, facts: []string{"in: bpf_link_attach", "names: libbpf_err_errno, LIBBPF_LINK_FLAGS"},
+		},
+		{
 			name: "claude write",
 			call: Call{Tool: "Write", Input: []byte(`{"file_path":"/home/dev/src/shop-api/internal/orders/refund_test.go","content":"package orders\n\nimport \"testing\"\n\nfunc TestRefundRetries(t *testing.T) {\n\t// ...\n}\n"}`),
 				Response: []byte(`{"filePath":"x","success":true}`)},

@@ -149,7 +149,7 @@ func (e *Engine) sources() (triggers.Config, error) {
 
 // triggers returns the context sources over tx.
 func (e *Engine) triggers(tx *store.DB, c triggers.Config) *triggers.Engine {
-	return &triggers.Engine{Pending: tx, Files: tx, Search: search.Over(tx), Config: c, Now: e.now}
+	return &triggers.Engine{Pending: tx, Files: tx, Search: search.Over(tx), Prompts: tx, Config: c, Now: e.now}
 }
 
 // maxKeywordFile bounds a keyword file.

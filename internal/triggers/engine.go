@@ -51,6 +51,11 @@ type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 }
 
+// SessionPrompts gives a session's prompts; the store satisfies it.
+type SessionPrompts interface {
+	Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error)
+}
+
 // Searcher searches memory, ranked by r; search.Over gives one of a store.
 type Searcher interface {
 	Search(ctx context.Context, q search.Query, r search.Ranking) ([]search.Hit, error)
@@ -83,6 +88,9 @@ type Engine struct {
 	Pending Pending
 	Files   FileMemory // may be nil: no file-activity or path lookups
 	Search  Searcher   // may be nil: no searches for symbols and questions
+	// Prompts may be nil: a touched file's history then comes newest first
+	// only, not first the sessions its prompt is about.
+	Prompts SessionPrompts
 	Config  Config
 	Now     func() time.Time
 }
@@ -457,37 +465,85 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 	return rep, errors.Join(errs...)
 }
 
-// maxFileObservations bounds what one file event registers.
-const maxFileObservations = 3
+// A file event brings the file's history the way `git log -- FILE` shows
+// it, one entry (an observation of the file) for each of maxFileSessions
+// earlier sessions that touched it (ten: on the tuning repositories of
+// scripts/eval code, five and eight found fewer of the commits a fix fixes at
+// the same tokens, each entry shorter), among the file's fileHistoryScan
+// newest observations: first those the session's prompt is about (the
+// weights of its words they contain, aboutPrompt), then the newest; each
+// entry cut to fileEntryTokens.
+const (
+	maxFileSessions = 10
+	fileHistoryScan = 100
+	fileEntryTokens = 40
+)
 
 func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edited bool, rep *Report) error {
 	prio := memory.PriorityNormal
 	if edited {
 		prio = memory.PriorityHigh
 	}
-	seen := map[int64]bool{}
-	n := 0
+	var obs []memory.Observation
 	for _, p := range pathForms(s.Root, path) {
-		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxFileObservations)
+		o, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
 		if err != nil {
 			return err
 		}
-		for _, o := range obs {
-			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID || !guard.ForAgent(&o) {
-				continue
-			}
-			seen[o.ID] = true
-			n++
-			ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, maxObservationTokens), prio)
-			if err != nil {
-				return err
-			}
-			if ok {
-				rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
-			}
+		obs = append(obs, o...)
+	}
+	score, err := e.aboutPrompt(ctx, s, obs)
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(obs, func(i, j int) bool {
+		if score[obs[i].ID] != score[obs[j].ID] {
+			return score[obs[i].ID] > score[obs[j].ID]
+		}
+		return obs[i].ID > obs[j].ID
+	})
+	sessions := map[string]bool{s.ID: true}
+	for _, o := range obs {
+		if sessions[o.SessionID] || len(sessions) > maxFileSessions || !guard.ForAgent(&o) {
+			continue
+		}
+		sessions[o.SessionID] = true
+		ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, fileEntryTokens), prio)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
 		}
 	}
 	return nil
+}
+
+// aboutPrompt scores observations by the session's latest prompt: the
+// summed weights (TermWeights over the observations) of the prompt's terms
+// each contains. No prompt, no scores.
+func (e *Engine) aboutPrompt(ctx context.Context, s Session, obs []memory.Observation) (map[int64]float64, error) {
+	if e.Prompts == nil || len(obs) == 0 {
+		return nil, nil
+	}
+	ps, err := e.Prompts.Prompts(ctx, s.ID)
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	words := make([]string, len(obs))
+	for i, o := range obs {
+		words[i] = observationWords(o)
+	}
+	weights := TermWeights(queryTerms(ps[len(ps)-1].Text), words)
+	score := make(map[int64]float64, len(obs))
+	for i, o := range obs {
+		for t, w := range weights {
+			if strings.Contains(words[i], t) {
+				score[o.ID] += w
+			}
+		}
+	}
+	return score, nil
 }
 
 // registerObservation registers an observation once per session: the mark
