@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 )
 
@@ -30,6 +32,9 @@ type getResult struct {
 	Observation *memory.Observation `json:"observation,omitempty"`
 	Summary     *memory.Summary     `json:"summary,omitempty"`
 	Prompt      *memory.Prompt      `json:"prompt,omitempty"`
+	// Chain is an observation's correction chain, oldest first, when it
+	// corrects or was corrected by others.
+	Chain []int64 `json:"chain,omitempty"`
 }
 
 // maxGetIDs bounds one call: full records of more than this are not a
@@ -60,6 +65,9 @@ func runGet(ctx context.Context, app *App, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := cite.Annotate(ctx, &cite.Checker{Store: db}, obs); err != nil {
+		return err
+	}
 	byID := make(map[int64]*memory.Observation, len(obs))
 	for i := range obs {
 		byID[obs[i].ID] = &obs[i]
@@ -75,7 +83,15 @@ func runGet(ctx context.Context, app *App, args []string) error {
 			continue
 		}
 		if !r.Summary {
-			out = append(out, getResult{Kind: memory.KindObservation, Observation: byID[r.ID]})
+			g := getResult{Kind: memory.KindObservation, Observation: byID[r.ID]}
+			chain, err := db.CorrectionChain(ctx, r.ID)
+			if err != nil {
+				return err
+			}
+			if len(chain) > 1 {
+				g.Chain = chain
+			}
+			out = append(out, g)
 			continue
 		}
 		s, err := db.Summary(ctx, r.ID)
@@ -95,6 +111,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 		switch {
 		case r.Observation != nil:
 			writeObservation(w, *r.Observation)
+			writeStanding(w, *r.Observation, r.Chain)
 		case r.Prompt != nil:
 			writePrompt(w, *r.Prompt)
 		default:
@@ -122,6 +139,29 @@ func writeObservation(w io.Writer, o memory.Observation) {
 	listField(w, "files modified", o.FilesModified)
 	field(w, "tool", o.ToolName)
 	field(w, "uuid", o.UUID)
+}
+
+// writeStanding says how an observation's cited files stand now and where
+// it sits in its correction chain.
+func writeStanding(w io.Writer, o memory.Observation, chain []int64) {
+	if o.Standing != nil {
+		if note := o.Standing.Note(); note != "" {
+			field(w, "standing", note)
+		}
+		for _, f := range o.Standing.Files {
+			fmt.Fprintf(w, "  %s: %s\n", f.Path, f.State)
+		}
+	}
+	if o.SupersededBy > 0 {
+		field(w, "retired", fmt.Sprintf("corrected by #%d", o.SupersededBy))
+	}
+	if len(chain) > 1 {
+		refs := make([]string, len(chain))
+		for i, id := range chain {
+			refs[i] = fmt.Sprintf("#%d", id)
+		}
+		field(w, "corrections", strings.Join(refs, " -> ")+" (the last is current)")
+	}
 }
 
 func writeSummary(w io.Writer, s memory.Summary) {

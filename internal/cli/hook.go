@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/install"
@@ -285,7 +286,8 @@ func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
 			m = recall.ModeCompact
 		}
 		res, err := recall.Build(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
-			Format: recall.FormatXML, AgentType: s.AgentType}, settings)
+			Format: recall.FormatXML, AgentType: s.AgentType,
+			Citations: &cite.Checker{Store: db, Keep: true, Logf: h.Logf}}, settings)
 		if err != nil {
 			return "", err
 		}

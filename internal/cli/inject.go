@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
 )
@@ -115,7 +116,7 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 	res, err := recall.Build(ctx, db, recall.Request{
 		Project: id.Key, SessionID: o.Session, Mode: mode, Format: format, Compress: compress,
 		Prompt: o.Prompt, Budget: o.Budget, MaxChars: maxChars, AgentType: o.AgentType,
-		Color: color, Boxes: boxes,
+		Color: color, Boxes: boxes, Citations: &cite.Checker{Store: db},
 	}, recall.SettingsFrom(app.Config().Settings))
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -29,6 +30,7 @@ type observeInput struct {
 	ToolName      string   `json:"tool_name"`
 	PromptNumber  int      `json:"prompt_number"`
 	AgentType     string   `json:"agent_type"`
+	Supersedes    int64    `json:"supersedes"`
 }
 
 type observeOptions struct {
@@ -67,6 +69,7 @@ Types: ` + memory.TypeList() + `.`,
 	f.StringVar(&o.Fields.ToolName, "tool", "", "the tool that produced it")
 	f.IntVar(&o.Fields.PromptNumber, "prompt-number", 0, "the prompt it belongs to")
 	f.StringVar(&o.Fields.AgentType, "agent-type", "", "agent type: build, plan, ...")
+	f.Int64Var(&o.Fields.Supersedes, "supersedes", 0, "the id of the observation this one corrects: it is retired, never injected again")
 	return cmd
 }
 
@@ -90,6 +93,9 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 		return err
 	}
 	obs.CreatedAt = app.Now()
+	if id, err := app.Project(); err == nil {
+		obs.Citations = cite.Take(id.Root, cite.Files(&obs, ""))
+	}
 	added, err := db.AddObservation(ctx, obs)
 	if err != nil {
 		return err
@@ -131,7 +137,7 @@ func readObserveInput(app *App, src string) (observeInput, error) {
 	return in, nil
 }
 
-const observeFieldList = "type, title, subtitle, narrative, facts, concepts, files_read, files_modified, tool_name, prompt_number, agent_type"
+const observeFieldList = "type, title, subtitle, narrative, facts, concepts, files_read, files_modified, tool_name, prompt_number, agent_type, supersedes"
 
 // observation validates the input and passes every text through the privacy filter.
 func (in observeInput) observation(session string) (memory.Observation, error) {
@@ -139,7 +145,10 @@ func (in observeInput) observation(session string) (memory.Observation, error) {
 	if err != nil {
 		return memory.Observation{}, err
 	}
-	return privacy.CleanObservation(memory.Observation{
+	if in.Supersedes < 0 {
+		return memory.Observation{}, memory.Invalid("--supersedes", "the id of an observation of this project, such as 12", fmt.Sprint(in.Supersedes))
+	}
+	return privacy.CleanObservation(memory.Observation{Supersedes: in.Supersedes,
 		SessionID: session, Type: t,
 		Title: in.Title, Subtitle: in.Subtitle, Narrative: in.Narrative,
 		Facts: in.Facts, Concepts: in.Concepts,

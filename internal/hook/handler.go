@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/capture"
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
@@ -625,6 +626,7 @@ func (t *turn) toolCall(ctx context.Context, call capture.Call) error {
 	}
 	if o != nil {
 		o.CreatedAt = t.at
+		o.Citations = cite.Take(t.root, cite.Files(o, r.Written))
 		if _, err := t.db.AddObservation(ctx, *o); err != nil {
 			return err
 		}

@@ -41,7 +41,7 @@ func (s *Server) recentContext(ctx context.Context, _ *mcp.CallToolRequest, in C
 		return nil, ContextOutput{}, memory.Invalid("budget", "a number of tokens from 1 to 1000000", fmt.Sprint(in.Budget))
 	}
 	res, err := recall.Build(ctx, s.opts.DB, recall.Request{Project: s.opts.Project, SessionID: s.opts.Session,
-		Prompt: in.Prompt, Budget: in.Budget}, s.opts.Recall)
+		Prompt: in.Prompt, Budget: in.Budget, Citations: s.citations()}, s.opts.Recall)
 	if err != nil {
 		return nil, ContextOutput{}, s.toolError("recent_context", err)
 	}
@@ -80,7 +80,8 @@ func (s *Server) addContextResources() {
 }
 
 func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	res, err := recall.Build(ctx, s.opts.DB, recall.Request{Project: s.opts.Project, SessionID: s.opts.Session}, s.opts.Recall)
+	res, err := recall.Build(ctx, s.opts.DB, recall.Request{Project: s.opts.Project, SessionID: s.opts.Session,
+		Citations: s.citations()}, s.opts.Recall)
 	if err != nil {
 		s.opts.Logger.Error("reading resource", "uri", req.Params.URI, "err", err)
 		return nil, fmt.Errorf("building the memory block: %w", err)
@@ -106,7 +107,7 @@ func (s *Server) readSession(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, fmt.Errorf("reading session %s: %w", id, err)
 	}
 	res, err := recall.Build(ctx, s.opts.DB, recall.Request{Project: sess.Project, SessionID: id,
-		Mode: recall.ModeCompact, Budget: s.opts.Recall.Budget}, s.opts.Recall)
+		Mode: recall.ModeCompact, Budget: s.opts.Recall.Budget, Citations: s.citations()}, s.opts.Recall)
 	if err != nil {
 		s.opts.Logger.Error("reading resource", "uri", uri, "err", err)
 		return nil, fmt.Errorf("building the memory block of session %s: %w", id, err)

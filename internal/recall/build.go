@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
@@ -26,6 +27,10 @@ type Entry struct {
 	Factors   *Factors    `json:"factors,omitempty"`
 	Shortened bool        `json:"shortened,omitempty"` // cut at a sentence or clause boundary
 	Tokens    int         `json:"tokens"`              // estimate of the item's text
+	// Stale says what moved in the files it cites since it was recorded
+	// ("stale: a.go changed"); a summary is stale when it quotes a stale
+	// observation.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Omitted counts what the block leaves out. Counting stops at countCap
@@ -59,14 +64,19 @@ type Result struct {
 	Compress  Compress `json:"compress"`
 	// Text is the block, exactly as `mem inject` prints it; empty when the
 	// project has no memory yet (xml, text) or nothing fits the budget.
-	Text     string   `json:"text"`
-	Tokens   int      `json:"tokens"` // tokens.Estimate(Text)
-	Chars    int      `json:"chars"`  // len(Text) in bytes
-	Budget   int      `json:"budget"`
-	MaxChars int      `json:"max_chars"`
-	Empty    bool     `json:"empty"` // the project has no memory yet
-	Entries  []Entry  `json:"entries"`
-	Omitted  Omitted  `json:"omitted"`
+	Text     string  `json:"text"`
+	Tokens   int     `json:"tokens"` // tokens.Estimate(Text)
+	Chars    int     `json:"chars"`  // len(Text) in bytes
+	Budget   int     `json:"budget"`
+	MaxChars int     `json:"max_chars"`
+	Empty    bool    `json:"empty"` // the project has no memory yet
+	Entries  []Entry `json:"entries"`
+	Omitted  Omitted `json:"omitted"`
+	// Checked counts the candidates whose cited files were checked, Stale
+	// those marked stale and Gone those left out because their files went.
+	Checked  int      `json:"checked,omitempty"`
+	StaleN   int      `json:"stale,omitempty"`
+	GoneN    int      `json:"gone,omitempty"`
 	Weights  Weights  `json:"weights"`
 	HalfLife string   `json:"half_life"`
 	Keywords []string `json:"keywords,omitempty"`
@@ -78,6 +88,7 @@ type item struct {
 	obs   *memory.Observation
 	sum   *memory.Summary
 	entry Entry
+	stale string // cite note: what moved in the files it cites
 }
 
 // How much is read: enough candidates to fill any sensible budget, bounded
@@ -223,6 +234,15 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 			}
 			seen[l[i].ID] = true
 			indexItems = append(indexItems, obsItem(&l[i], groupIndex, sc))
+		}
+	}
+	if req.Citations != nil {
+		var err error
+		if currentItems, indexItems, err = checkCitations(ctx, req.Citations, &res, currentItems, indexItems, summaryItems); err != nil {
+			return res, err
+		}
+		if req.Mode == ModeCompact {
+			rank(currentItems)
 		}
 	}
 	rank(indexItems)
@@ -402,4 +422,75 @@ func summaryDate(s *memory.Summary) time.Time {
 		return s.CoversUntil.UTC()
 	}
 	return s.CreatedAt.UTC()
+}
+
+// staleFactor scales the score of an observation whose cited files changed
+// since it was recorded: it stays, below what still holds.
+const staleFactor = 0.5
+
+// checkCitations checks the candidates' cited files: an observation whose
+// files are all gone is left out, one whose files changed is marked and
+// ranked lower, and a summary quoting a marked observation of its session
+// is marked too.
+func checkCitations(ctx context.Context, ck Checker, res *Result, current, index, summaries []*item) ([]*item, []*item, error) {
+	ids := make([]int64, 0, len(current)+len(index))
+	for _, l := range [][]*item{current, index} {
+		for _, it := range l {
+			ids = append(ids, it.obs.ID)
+		}
+	}
+	standing, err := ck.Check(ctx, ids)
+	if err != nil {
+		return current, index, fmt.Errorf("checking cited files: %w", err)
+	}
+	res.Checked = len(standing)
+	stale := map[string][]*item{} // by session
+	keep := func(l []*item) []*item {
+		out := l[:0]
+		for _, it := range l {
+			s, ok := standing[it.obs.ID]
+			switch {
+			case !ok || !s.Stale:
+			case s.Gone:
+				res.GoneN++
+				continue
+			default:
+				res.StaleN++
+				it.stale = s.Note()
+				it.entry.Stale = it.stale
+				it.entry.Score = round(it.entry.Score * staleFactor)
+				stale[it.obs.SessionID] = append(stale[it.obs.SessionID], it)
+			}
+			out = append(out, it)
+		}
+		return out
+	}
+	current, index = keep(current), keep(index)
+	for _, it := range summaries {
+		for _, o := range stale[it.sum.SessionID] {
+			if quotes(it.sum, o.obs.Title) {
+				it.stale = o.stale
+				it.entry.Stale = o.stale
+				break
+			}
+		}
+	}
+	return current, index, nil
+}
+
+// quotes reports whether a summary quotes an observation's title.
+func quotes(s *memory.Summary, title string) bool {
+	title = strings.TrimSpace(title)
+	if len(title) > 40 {
+		title = strings.ToValidUTF8(title[:40], "")
+	}
+	if title == "" {
+		return false
+	}
+	for _, f := range []string{s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions, s.Text} {
+		if strings.Contains(f, title) {
+			return true
+		}
+	}
+	return false
 }

@@ -125,6 +125,16 @@ type Request struct {
 	// Color and Boxes style the pretty format (set them on a terminal).
 	Color bool
 	Boxes bool
+	// Citations, when set, checks the files candidates cite against the
+	// work tree: gone ones are left out, changed ones marked stale and
+	// ranked lower.
+	Citations Checker
+}
+
+// Checker tells how the files observations cite stand against the work
+// tree now (*cite.Checker).
+type Checker interface {
+	Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error)
 }
 
 // Weights are the weights of the relevance factors.

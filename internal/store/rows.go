@@ -117,11 +117,12 @@ type observationRow struct {
 	ContentHash   string `db:"content_hash"`
 	TokenCount    int    `db:"token_count"`
 	CreatedAt     int64  `db:"created_at"`
+	SupersededBy  *int64 `db:"superseded_by"`
 }
 
 const observationCols = `id, uuid, session_id, project, type, title, subtitle, narrative, facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at`
+	token_count, created_at, superseded_by`
 
 func (r observationRow) observation() memory.Observation {
 	return memory.Observation{
@@ -130,8 +131,15 @@ func (r observationRow) observation() memory.Observation {
 		Concepts: decodeList(r.Concepts), FilesRead: decodeList(r.FilesRead),
 		FilesModified: decodeList(r.FilesModified), AgentType: r.AgentType, ToolName: r.ToolName,
 		PromptNumber: r.PromptNumber, ContentHash: r.ContentHash, TokenCount: r.TokenCount,
-		CreatedAt: fromMillis(r.CreatedAt),
+		CreatedAt: fromMillis(r.CreatedAt), SupersededBy: deref(r.SupersededBy),
 	}
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 type summaryRow struct {

@@ -1,0 +1,42 @@
+-- +goose Up
+-- What an observation cites, as it was when the observation was made: one
+-- row per cited file, with the root of the work tree the event came from
+-- (so another clone of the project is not compared with it), the file's
+-- size and modification time (unix nanoseconds; size -1: the file did not
+-- exist), its git blob id (empty when the file was over the hashing cap),
+-- and the line range the event named (0 when none).
+CREATE TABLE citations (
+    observation_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    path           TEXT NOT NULL,
+    root           TEXT NOT NULL,
+    role           TEXT NOT NULL,
+    size           INTEGER NOT NULL,
+    mtime          INTEGER NOT NULL,
+    hash           TEXT NOT NULL DEFAULT '',
+    line_start     INTEGER NOT NULL DEFAULT 0,
+    line_end       INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (observation_id, path)
+) WITHOUT ROWID;
+
+-- What a check of the work tree last learnt of a file whose size or time
+-- moved since it was cited: its hash at that size and time, so the next
+-- check stats it and hashes it only when it moved again.
+CREATE TABLE file_checks (
+    root  TEXT NOT NULL,
+    path  TEXT NOT NULL,
+    size  INTEGER NOT NULL,
+    mtime INTEGER NOT NULL,
+    hash  TEXT NOT NULL,
+    PRIMARY KEY (root, path)
+) WITHOUT ROWID;
+
+-- A correction retires the record it replaces: superseded_by is the id of
+-- the correction, and a retired record is never injected again.
+ALTER TABLE observations ADD COLUMN superseded_by INTEGER REFERENCES observations (id) ON DELETE SET NULL;
+CREATE INDEX observations_superseded_by ON observations (superseded_by) WHERE superseded_by IS NOT NULL;
+
+-- +goose Down
+DROP INDEX observations_superseded_by;
+ALTER TABLE observations DROP COLUMN superseded_by;
+DROP TABLE file_checks;
+DROP TABLE citations;
