@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/fsafe"
@@ -30,7 +31,8 @@ func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*tri
 		}
 		c.KeywordPairs = pairs
 	}
-	return &triggers.Engine{Pending: db, Files: db, Search: db, Config: c, Now: now}, nil
+	return &triggers.Engine{Pending: db, Files: db, Search: db, Citations: &cite.Checker{Store: db, Keep: true},
+		Config: c, Now: now}, nil
 }
 
 // maxKeywordFile bounds a keyword file.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
 )
@@ -125,6 +126,11 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 	if err != nil {
 		return err
 	}
+	st, err := (&cite.Checker{Store: db}).Check(ctx, search.ObservationIDs(hits))
+	if err != nil {
+		return err
+	}
+	search.Mark(hits, st)
 	if app.JSON {
 		return printHitsJSON(app.Out, hits)
 	}
@@ -144,6 +150,9 @@ func writeHitLine(w io.Writer, h search.Hit, withProject bool) {
 	line := fmt.Sprintf("%-6s %-9s %s  %s", h.Ref, hitLabel(h), day(h.Date), oneLine(h.Title))
 	if withProject {
 		line += "  (" + h.Project + ")"
+	}
+	if h.Note != "" {
+		line += "  [" + h.Note + "]"
 	}
 	if s := oneLine(h.Snippet); s != "" && s != oneLine(h.Title) {
 		line += "  — " + s

@@ -48,6 +48,7 @@ type IndexEntry struct {
 	Snippet string      `json:"snippet,omitempty" jsonschema:"the best-matching words, matches [bracketed]"`
 	Session string      `json:"session"`
 	Anchor  bool        `json:"anchor,omitempty" jsonschema:"the entry the timeline is around"`
+	Note    string      `json:"note,omitempty" jsonschema:"why it may no longer hold: retired by a correction, or its cited files changed (stale) or went (gone)"`
 }
 
 // SearchOutput is the result of search.
@@ -102,6 +103,11 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	if err != nil {
 		return nil, SearchOutput{}, s.toolError("search", err)
 	}
+	st, err := s.citations().Check(ctx, search.ObservationIDs(hits))
+	if err != nil {
+		return nil, SearchOutput{}, s.toolError("search", err)
+	}
+	search.Mark(hits, st)
 	out := SearchOutput{Results: entries(hits), Count: len(hits)}
 	if len(hits) == q.Limit {
 		out.NextOffset = q.Offset + q.Limit
@@ -237,7 +243,7 @@ func entries(hits []search.Hit) []IndexEntry {
 	out := make([]IndexEntry, 0, len(hits))
 	for _, h := range hits {
 		out = append(out, IndexEntry{Kind: string(h.Kind), ID: h.ID, Type: h.Type, Date: h.Date.UTC().Format("2006-01-02 15:04"),
-			Title: oneLine(h.Title), Snippet: oneLine(h.Snippet), Session: h.SessionID, Anchor: h.Anchor})
+			Title: oneLine(h.Title), Snippet: oneLine(h.Snippet), Session: h.SessionID, Anchor: h.Anchor, Note: h.Note})
 	}
 	return out
 }
@@ -248,6 +254,9 @@ func entryLine(e IndexEntry) string {
 		return fmt.Sprintf("P%d %s prompt: %s", e.ID, e.Date, e.Title)
 	}
 	line := fmt.Sprintf("#%d %s %s: %s", e.ID, e.Date, e.Type, e.Title)
+	if e.Note != "" {
+		line += " [" + e.Note + "]"
+	}
 	if e.Snippet != "" && e.Snippet != e.Title {
 		line += " | " + e.Snippet
 	}

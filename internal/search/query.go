@@ -87,6 +87,9 @@ type Hit struct {
 	Project   string      `json:"project"`
 	// Anchor marks the entry a timeline was asked around.
 	Anchor bool `json:"anchor,omitempty"`
+	// Note says why an observation may no longer hold: "retired: corrected
+	// by #12", "stale: a.go changed", "gone: a.go gone" (Mark).
+	Note string `json:"note,omitempty"`
 
 	Observation *memory.Observation `json:"observation,omitempty"`
 	Summary     *memory.Summary     `json:"summary,omitempty"`

@@ -55,6 +55,12 @@ type Searcher interface {
 	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
 }
 
+// Checker tells how the files observations cite stand against the work
+// tree now (*cite.Checker).
+type Checker interface {
+	Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error)
+}
+
 // Keyword is a keyword-detector pair: a prompt containing Word (as a whole
 // word, any case) gets Text.
 type Keyword struct {
@@ -82,8 +88,12 @@ type Engine struct {
 	Pending Pending
 	Files   FileMemory // may be nil: no file-activity or path lookups
 	Search  Searcher   // may be nil: no searches for symbols and questions
-	Config  Config
-	Now     func() time.Time
+	// Citations may be nil: then cited files are not checked. When set, an
+	// observation whose cited files are gone is not given, and one whose
+	// files changed is given marked stale, ranked lower.
+	Citations Checker
+	Config    Config
+	Now       func() time.Time
 }
 
 // Session says whose event it is.
@@ -190,6 +200,9 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	}
 	cands, err := e.lookup(ctx, s, all, len(current))
 	if err != nil {
+		return err
+	}
+	if cands, err = e.standing(ctx, cands); err != nil {
 		return err
 	}
 	best := map[int64]candidate{}
@@ -465,11 +478,20 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	seen := map[int64]bool{}
 	n := 0
 	for _, p := range pathForms(s.Root, path) {
-		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxFileObservations)
+		found, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxFileObservations)
 		if err != nil {
 			return err
 		}
-		for _, o := range obs {
+		cands := make([]candidate, len(found))
+		for i, o := range found {
+			cands[i] = candidate{obs: o, relevance: 1}
+		}
+		if cands, err = e.standing(ctx, cands); err != nil {
+			return err
+		}
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].relevance > cands[j].relevance })
+		for _, c := range cands {
+			o := c.obs
 			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID {
 				continue
 			}
@@ -485,6 +507,44 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		}
 	}
 	return nil
+}
+
+// staleFactor scales the relevance of an observation whose cited files
+// changed since it was recorded.
+const staleFactor = 0.5
+
+// standing leaves out retired observations and those whose cited files are
+// all gone, and marks (and ranks lower) those whose files changed.
+func (e *Engine) standing(ctx context.Context, cands []candidate) ([]candidate, error) {
+	out := cands[:0]
+	for _, c := range cands {
+		if c.obs.SupersededBy == 0 {
+			out = append(out, c)
+		}
+	}
+	if e.Citations == nil || len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, len(out))
+	for i, c := range out {
+		ids[i] = c.obs.ID
+	}
+	st, err := e.Citations.Check(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("checking cited files: %w", err)
+	}
+	kept := out[:0]
+	for _, c := range out {
+		if s, ok := st[c.obs.ID]; ok && s.Stale {
+			if s.Gone {
+				continue
+			}
+			c.obs.Standing = &s
+			c.relevance *= staleFactor
+		}
+		kept = append(kept, c)
+	}
+	return kept, nil
 }
 
 // registerObservation registers an observation once per session: the mark
@@ -648,7 +708,11 @@ func pathForms(root, path string) []string {
 // cut to budget tokens.
 func ObservationText(o memory.Observation, budget int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s: %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"), o.Title)
+	fmt.Fprintf(&b, "#%d %s %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"))
+	if o.Standing != nil && o.Standing.Stale {
+		fmt.Fprintf(&b, " (%s)", o.Standing.Note())
+	}
+	b.WriteString(": " + o.Title)
 	if o.Subtitle != "" {
 		b.WriteString("\n" + o.Subtitle)
 	}

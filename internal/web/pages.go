@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
@@ -31,6 +32,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /session", s.session)
 	mux.HandleFunc("GET /obs/{id}", s.observation)
 	mux.HandleFunc("POST /obs/{id}", s.edit)
+	mux.HandleFunc("POST /obs/{id}/correct", s.correct)
 	mux.HandleFunc("GET /obs/{id}/forget", s.confirmForget)
 	mux.HandleFunc("POST /obs/{id}/forget", s.forget)
 	mux.HandleFunc("GET /agent", s.agent)
@@ -333,6 +335,8 @@ type obsPage struct {
 	Err   string
 	// Edit holds the form's values when an edit was refused.
 	Edit *editForm
+	// Chain is its correction chain, oldest first, when it has one.
+	Chain []int64
 }
 
 type editForm struct {
@@ -346,6 +350,9 @@ func (s *Server) load(w http.ResponseWriter, r *http.Request) (memory.Observatio
 		return memory.Observation{}, false
 	}
 	obs, err := s.o.DB.Observations(r.Context(), []int64{id})
+	if err == nil {
+		err = cite.Annotate(r.Context(), &cite.Checker{Store: s.o.DB}, obs)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return memory.Observation{}, false
@@ -358,8 +365,16 @@ func (s *Server) observation(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	chain, err := s.o.DB.CorrectionChain(r.Context(), o.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(chain) < 2 {
+		chain = nil
+	}
 	render(w, http.StatusOK, "observation", obsPage{page: s.page(fmt.Sprintf("#%d", o.ID), o.Project), Obs: o,
-		Saved: r.URL.Query().Get("saved") != ""})
+		Saved: r.URL.Query().Get("saved") != "", Chain: chain})
 }
 
 // edit stores an edited title, narrative, type and facts the way `mem
@@ -370,20 +385,9 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f := editForm{Type: r.PostFormValue("type"), Title: r.PostFormValue("title"),
-		Narrative: r.PostFormValue("narrative"), Facts: r.PostFormValue("facts")}
-	e := o
-	e.Title = unchanged(f.Title, o.Title)
-	e.Narrative = unchanged(f.Narrative, o.Narrative)
-	if formText(f.Facts) != editable(strings.Join(o.Facts, "\n")) {
-		e.Facts = strings.Split(formText(f.Facts), "\n")
-	}
-	typ, err := memory.ParseType(f.Type)
+	f, e, err := edited(r, o)
 	if err == nil {
-		e.Type = typ
-		if e, err = privacy.CleanObservation(e); err == nil {
-			_, err = s.o.DB.UpdateObservation(r.Context(), e)
-		}
+		_, err = s.o.DB.UpdateObservation(r.Context(), e)
 	}
 	switch {
 	case memory.IsInvalid(err):
@@ -393,6 +397,55 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 	default:
 		http.Redirect(w, r, fmt.Sprintf("/obs/%d?saved=1", o.ID), http.StatusSeeOther)
+	}
+}
+
+// edited is o with the form's fields, through the privacy filter.
+func edited(r *http.Request, o memory.Observation) (editForm, memory.Observation, error) {
+	f := editForm{Type: r.PostFormValue("type"), Title: r.PostFormValue("title"),
+		Narrative: r.PostFormValue("narrative"), Facts: r.PostFormValue("facts")}
+	e := o
+	e.Standing, e.Citations = nil, nil
+	e.Title = unchanged(f.Title, o.Title)
+	e.Narrative = unchanged(f.Narrative, o.Narrative)
+	if formText(f.Facts) != editable(strings.Join(o.Facts, "\n")) {
+		e.Facts = strings.Split(formText(f.Facts), "\n")
+	}
+	typ, err := memory.ParseType(f.Type)
+	if err != nil {
+		return f, e, err
+	}
+	e.Type = typ
+	e, err = privacy.CleanObservation(e)
+	return f, e, err
+}
+
+// correct stores the form as a new observation that supersedes o, as `mem
+// observe --supersedes` does: o is retired, never given to an agent again,
+// and the correction cites o's files as they are now.
+func (s *Server) correct(w http.ResponseWriter, r *http.Request) {
+	o, ok := s.load(w, r)
+	if !ok {
+		return
+	}
+	f, e, err := edited(r, o)
+	var added store.Added
+	if err == nil {
+		e.ID, e.UUID, e.ContentHash, e.TokenCount, e.SupersededBy = 0, "", "", 0, 0
+		e.Supersedes, e.ToolName, e.CreatedAt = o.ID, "web:correct", s.o.Now()
+		if root := s.o.Current.Root; root != "" && s.o.Current.Key == o.Project {
+			e.Citations = cite.Take(root, cite.Files(&e, ""))
+		}
+		added, err = s.o.DB.AddObservation(r.Context(), e)
+	}
+	switch {
+	case memory.IsInvalid(err):
+		render(w, http.StatusBadRequest, "observation", obsPage{page: s.page(fmt.Sprintf("#%d", o.ID), o.Project),
+			Obs: o, Err: err.Error(), Edit: &f})
+	case err != nil:
+		s.fail(w, r, err)
+	default:
+		http.Redirect(w, r, fmt.Sprintf("/obs/%d?saved=1", added.ID), http.StatusSeeOther)
 	}
 }
 
@@ -465,6 +518,7 @@ func (s *Server) agent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Project = key
+	req.Citations = &cite.Checker{Store: s.o.DB}
 	if p.Result, err = recall.Build(r.Context(), s.o.DB, req, s.o.Recall); err != nil {
 		s.fail(w, r, err)
 		return
