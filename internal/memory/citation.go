@@ -93,8 +93,8 @@ func (s Standing) Note() string {
 	}
 	var parts []string
 	for i, f := range moved {
-		if i == 2 {
-			parts = append(parts, fmt.Sprintf("%d more", len(moved)-2))
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more", len(moved)-3))
 			break
 		}
 		parts = append(parts, f.Path+" "+string(f.State))

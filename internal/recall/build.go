@@ -89,6 +89,8 @@ type item struct {
 	sum   *memory.Summary
 	entry Entry
 	stale string // cite note: what moved in the files it cites
+	// retired notes the retired observations a summary quotes.
+	retired string
 }
 
 // How much is read: enough candidates to fill any sensible budget, bounded
@@ -236,6 +238,11 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 			indexItems = append(indexItems, obsItem(&l[i], groupIndex, sc))
 		}
 	}
+	if rs, ok := src.(RetiredSource); ok && len(summaryItems) > 0 {
+		if err := markRetired(ctx, rs, summaryItems); err != nil {
+			return res, err
+		}
+	}
 	if req.Citations != nil {
 		var err error
 		if currentItems, indexItems, err = checkCitations(ctx, req.Citations, &res, currentItems, indexItems, summaryItems); err != nil {
@@ -243,6 +250,12 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		}
 		if req.Mode == ModeCompact {
 			rank(currentItems)
+		}
+	}
+	for _, it := range summaryItems {
+		if it.retired != "" {
+			it.stale = strings.TrimPrefix(it.stale+"; "+it.retired, "; ")
+			it.entry.Stale = it.stale
 		}
 	}
 	rank(indexItems)
@@ -430,8 +443,8 @@ const staleFactor = 0.5
 
 // checkCitations checks the candidates' cited files: an observation whose
 // files are all gone is left out, one whose files changed is marked and
-// ranked lower, and a summary quoting a marked observation of its session
-// is marked too.
+// ranked lower, and a summary quoting such observations of its session is
+// marked with what moved in all of them.
 func checkCitations(ctx context.Context, ck Checker, res *Result, current, index, summaries []*item) ([]*item, []*item, error) {
 	ids := make([]int64, 0, len(current)+len(index))
 	for _, l := range [][]*item{current, index} {
@@ -444,52 +457,96 @@ func checkCitations(ctx context.Context, ck Checker, res *Result, current, index
 		return current, index, fmt.Errorf("checking cited files: %w", err)
 	}
 	res.Checked = len(standing)
-	stale := map[string][]*item{} // by session
+	moved := map[string][]*item{} // by session
 	keep := func(l []*item) []*item {
 		out := l[:0]
 		for _, it := range l {
 			s, ok := standing[it.obs.ID]
-			switch {
-			case !ok || !s.Stale:
-			case s.Gone:
+			if !ok || !s.Stale {
+				out = append(out, it)
+				continue
+			}
+			moved[it.obs.SessionID] = append(moved[it.obs.SessionID], it)
+			if s.Gone {
 				res.GoneN++
 				continue
-			default:
-				res.StaleN++
-				it.stale = s.Note()
-				it.entry.Stale = it.stale
-				it.entry.Score = round(it.entry.Score * staleFactor)
-				stale[it.obs.SessionID] = append(stale[it.obs.SessionID], it)
 			}
+			res.StaleN++
+			it.stale = s.Note()
+			it.entry.Stale = it.stale
+			it.entry.Score = round(it.entry.Score * staleFactor)
 			out = append(out, it)
 		}
 		return out
 	}
 	current, index = keep(current), keep(index)
 	for _, it := range summaries {
-		for _, o := range stale[it.sum.SessionID] {
+		var files []memory.FileState
+		for _, o := range moved[it.sum.SessionID] {
 			if quotes(it.sum, o.obs.Title) {
-				it.stale = o.stale
-				it.entry.Stale = o.stale
-				break
+				for _, f := range standing[o.obs.ID].Moved() {
+					if !slices.Contains(files, f) {
+						files = append(files, f)
+					}
+				}
 			}
+		}
+		if len(files) > 0 {
+			sort.Slice(files, func(i, j int) bool {
+				if files[i].State != files[j].State {
+					return files[i].State == memory.Changed
+				}
+				return files[i].Path < files[j].Path
+			})
+			it.stale = memory.Standing{Stale: true, Files: files}.Note()
+			it.entry.Stale = it.stale
 		}
 	}
 	return current, index, nil
 }
 
-// quotes reports whether a summary quotes an observation's title.
+// markRetired marks each summary that quotes an observation of its session
+// that a correction retired: "retired: #5 (see #6)".
+func markRetired(ctx context.Context, rs RetiredSource, summaries []*item) error {
+	ids := make([]string, len(summaries))
+	for i, it := range summaries {
+		ids[i] = it.sum.SessionID
+	}
+	retired, err := rs.RetiredObservations(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, it := range summaries {
+		var refs []string
+		for _, o := range retired {
+			if o.SessionID == it.sum.SessionID && quotes(it.sum, o.Title) {
+				refs = append(refs, fmt.Sprintf("#%d (see #%d)", o.ID, o.SupersededBy))
+			}
+		}
+		if len(refs) > 0 {
+			it.retired = "retired: " + strings.Join(refs, ", ")
+		}
+	}
+	return nil
+}
+
+// quotes reports whether a summary quotes an observation's title: its
+// first 40 bytes, or its head before a colon (summaries shorten what
+// follows, "Edited a.go: x := 1 → x := 2").
 func quotes(s *memory.Summary, title string) bool {
 	title = strings.TrimSpace(title)
+	keys := []string{title}
 	if len(title) > 40 {
-		title = strings.ToValidUTF8(title[:40], "")
+		keys[0] = strings.ToValidUTF8(title[:40], "")
 	}
-	if title == "" {
-		return false
+	if head, _, ok := strings.Cut(title, ": "); ok && len(head) >= 12 {
+		keys = append(keys, head+": ")
 	}
 	for _, f := range []string{s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions, s.Text} {
-		if strings.Contains(f, title) {
-			return true
+		for _, k := range keys {
+			if k != "" && strings.Contains(f, k) {
+				return true
+			}
 		}
 	}
 	return false

@@ -34,6 +34,13 @@ type Source interface {
 	CountSummariesUpTo(ctx context.Context, project, excludeSession string, limit int) (int, error)
 }
 
+// RetiredSource is what a Source may also do: list the observations of the
+// given sessions that a correction retired (SupersededBy set), so that a
+// summary quoting one is marked. *store.DB satisfies it.
+type RetiredSource interface {
+	RetiredObservations(ctx context.Context, sessionIDs []string) ([]memory.Observation, error)
+}
+
 // Mode says what the block is for.
 type Mode string
 

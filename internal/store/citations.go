@@ -147,3 +147,18 @@ func (db *DB) CorrectionChain(ctx context.Context, id int64) ([]int64, error) {
 	}
 	return append(append(before, id), after...), nil
 }
+
+// RetiredObservations returns the observations of the given sessions that a
+// correction retired, without narrative and facts.
+func (db *DB) RetiredObservations(ctx context.Context, sessionIDs []string) ([]memory.Observation, error) {
+	if len(sessionIDs) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(sessionIDs)
+	if err != nil {
+		return nil, err
+	}
+	return db.selectObservations(ctx, "reading retired observations", `SELECT `+briefCols+` FROM observations
+		WHERE session_id IN (SELECT value FROM json_each(?)) AND superseded_by IS NOT NULL
+		ORDER BY id LIMIT 200`, string(list))
+}
