@@ -55,6 +55,25 @@ func supersede(ctx context.Context, tx *sqlx.Tx, old, id int64, project string) 
 	return err
 }
 
+// Supersede retires observation old in favour of its correction id (of the
+// same project): what capture proposes on its own.
+func (db *DB) Supersede(ctx context.Context, old, id int64) error {
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		var project string
+		if err := tx.GetContext(ctx, &project, `SELECT project FROM observations WHERE id = ?`, id); err != nil {
+			if isNoRows(err) {
+				return fmt.Errorf("observation #%d: %w", id, memory.ErrNotFound)
+			}
+			return err
+		}
+		return supersede(ctx, tx, old, id, project)
+	})
+	if err != nil {
+		return fmt.Errorf("retiring #%d: %w", old, err)
+	}
+	return nil
+}
+
 // Citations returns the citations of the given observations, with what the
 // last check learnt of each file, in observation then path order.
 func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, error) {
