@@ -23,7 +23,7 @@ type hookCase struct {
 
 // agentHooks lists the events measured for each agent: every event the
 // agent's adapter does work for. OpenCode's payload is the one mem's own
-// plugin sends (internal/hook/opencode.go), so it is built here.
+// plugin sends (internal/agent/opencode.go), so it is built here.
 var agentHooks = []hookCase{
 	{agent: "claude", event: "SessionStart (startup)", file: "claude-code/session-start-startup.json"},
 	{agent: "claude", event: "SessionStart (compact)", file: "claude-code/session-start-compact.json"},

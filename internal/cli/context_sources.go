@@ -17,6 +17,7 @@ import (
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/triggers"
 )
@@ -31,7 +32,7 @@ func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*tri
 		}
 		c.KeywordPairs = pairs
 	}
-	return &triggers.Engine{Pending: db, Files: db, Search: db, Citations: &cite.Checker{Store: db, Keep: true},
+	return &triggers.Engine{Pending: db, Files: db, Search: search.Over(db), Citations: &cite.Checker{Store: db, Keep: true},
 		Config: c, Now: now}, nil
 }
 

@@ -23,7 +23,9 @@ func newDoctorCmd(app *App) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the database: integrity, full-text indexes, migrations, WAL size, spool (exit 1 if unwell)",
 		Long: `Check the database: SQLite's integrity check, each full-text index against its table, the
-migration state, the WAL size and the hook events spooled beside it; and, for an agent that
+migration state, the WAL size and the hook events spooled beside it; for each agent mem is wired
+into or has heard from, where its hooks and MCP server are (user and project scope), whether the
+hooks run this mem, and when its newest event was recorded; and, for an agent that
 runs hooks only once trusted (Codex), that it trusts mem's hooks as they are now (trusted,
 untrusted, or stale: trusted once, changed since); and that the mem-full mem hands mcp, sync
 and web over to is there and of the same version. Exit 1 when a check fails.
@@ -40,13 +42,14 @@ file yet, it says so and creates none.`,
 			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 				// Nothing to check, and nothing to create: hooks and mem init make it.
 				healthy := checksOK(trust)
+				all := append(agentChecks(app, nil), trust...)
 				if app.JSON {
-					if err := PrintJSON(app.Out, map[string]any{"db": path, "exists": false, "healthy": healthy, "checks": append([]store.Check{}, trust...)}); err != nil {
+					if err := PrintJSON(app.Out, map[string]any{"db": path, "exists": false, "healthy": healthy, "checks": all}); err != nil {
 						return err
 					}
 				} else {
 					fmt.Fprintf(app.Text(), "no database yet at %s: mem init creates it (hooks do at first use)\n", path)
-					printChecks(app, trust)
+					printChecks(app, all)
 				}
 				if !healthy {
 					return &exitError{code: ExitFailure, msg: setupProblem(trust)}
@@ -58,7 +61,11 @@ file yet, it says so and creates none.`,
 				return dbError(app.cfg.Settings.DB, err)
 			}
 			defer db.Close()
-			checks := append(append(db.Doctor(ctx), spoolCheck(db.Path())), trust...)
+			activity, err := db.Agents(ctx)
+			if err != nil {
+				activity = nil // an older or busy database: the wiring is still told
+			}
+			checks := append(append(append(db.Doctor(ctx), spoolCheck(db.Path())), agentChecks(app, activity)...), trust...)
 			healthy := checksOK(checks)
 			if app.JSON {
 				if err := PrintJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {
@@ -168,7 +175,7 @@ func trustChecks(app *App) []store.Check {
 		return nil
 	}
 	var checks []store.Check
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		t := install.TrustFor(a.Name, install.ScopeUser)
 		if t == nil {
 			continue

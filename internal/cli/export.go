@@ -14,6 +14,7 @@ import (
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/progress"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -59,8 +60,11 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	n := 0
 	export := func(w io.Writer) error {
 		enc := interchange.NewEncoder(w)
+		bar := progress.New(app.Err, 0, "exporting", progress.Items)
+		defer bar.Finish()
 		err := db.Export(ctx, store.ExportFilter{Project: app.cfg.Settings.Project, Since: since}, func(r memory.Record) error {
 			n++
+			bar.Add(1)
 			return enc.Encode(r)
 		})
 		if err != nil {

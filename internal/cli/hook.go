@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
-	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
@@ -30,7 +30,7 @@ import (
 // arguments so that no command line, however wrong, makes it fail.
 func newHookCmd(app *App) *cobra.Command {
 	return &cobra.Command{
-		Use:   "hook " + strings.Join(install.Names(), "|"),
+		Use:   "hook " + strings.Join(agent.Names(), "|"),
 		Short: "Answer an editor hook event read on stdin (always exits 0)",
 		Long: `Read one hook event as JSON on stdin, record what it is worth and print the reply the editor
 expects (or nothing). It exits 0 on every path and answers within hook.deadline; problems go to
@@ -137,9 +137,9 @@ func hookRefused(app *App, args []string, at int, err error) {
 }
 
 func runHook(ctx context.Context, app *App, args []string, started time.Time) {
-	agent, flags := hookArgs(args)
-	fail := hook.Event{Agent: agent}
-	log, cfg, err := hookLogger(app, agent, flags)
+	name, flags := hookArgs(args)
+	fail := hook.Event{Agent: name}
+	log, cfg, err := hookLogger(app, name, flags)
 	defer func() {
 		if p := recover(); p != nil {
 			log.Printf(fail, "panic: %v", p)
@@ -150,11 +150,11 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 		return
 	}
 	app.cfg = cfg
-	a, ok := install.Lookup(agent)
+	a, ok := agent.Lookup(name)
 	if !ok {
-		names := install.Names()
+		names := agent.Names()
 		n := len(names) - 1
-		log.Printf(fail, "unknown agent %q: want %s or %s", agent, strings.Join(names[:n], ", "), names[n])
+		log.Printf(fail, "unknown agent %q: want %s or %s", name, strings.Join(names[:n], ", "), names[n])
 		return
 	}
 	deadline := cfg.Settings.Hook.Deadline

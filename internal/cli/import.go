@@ -12,6 +12,7 @@ import (
 
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/progress"
 )
 
 func newImportCmd(app *App) *cobra.Command {
@@ -31,6 +32,7 @@ memory.jsonl.gz); a FIFO that nothing writes to reads as empty. Devices are refu
 
 func runImport(ctx context.Context, app *App, src string) error {
 	var r io.Reader = app.In
+	total := int64(0) // not known for a pipe
 	if src != "-" {
 		f, err := openFileArg("file", src)
 		if err != nil {
@@ -38,7 +40,13 @@ func runImport(ctx context.Context, app *App, src string) error {
 		}
 		defer f.Close()
 		r = f
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			total = fi.Size()
+		}
 	}
+	bar := progress.New(app.Err, total, "importing", progress.Bytes)
+	defer bar.Finish()
+	r = bar.Reader(r)
 	// Streamed: lines are decoded a few batches ahead of the one
 	// transaction that writes them, so memory does not grow with the file.
 	rd := interchange.NewReader(r)
@@ -75,7 +83,23 @@ func runImport(ctx context.Context, app *App, src string) error {
 		return PrintJSON(app.Out, res)
 	}
 	fmt.Fprintf(app.Out, "imported %s; already present %s\n", counts(res.Added), counts(res.Skipped))
+	projects := make([]string, 0, len(res.Projects))
+	for p := range res.Projects {
+		projects = append(projects, p)
+	}
+	sort.Strings(projects)
+	for _, p := range projects {
+		fmt.Fprintf(app.Text(), "  into %s: %d %s\n", p, res.Projects[p], noun(res.Projects[p], "record"))
+	}
 	return nil
+}
+
+// noun is word, in the plural unless n is 1.
+func noun(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return plural(word)
 }
 
 // decodeError is a bad line of the imported file, told apart from what the

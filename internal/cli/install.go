@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/install"
 )
 
@@ -36,29 +37,35 @@ checks it). Settings files (user scope, project scope):
 ` + agentFiles(func(a install.Agent) install.Paths { return a.Settings })
 	if remove {
 		use, short = "uninstall", "Remove exactly what mem install added to an agent's settings"
-		long = `Remove mem's hook entries (and the groups and events they leave empty) from the agent's
-settings file, or mem's OpenCode plugin. Everything else in the file stays; the previous file is kept
-as <file>.mem.bak. For Codex it also takes out the trust install recorded for those hooks. Links,
-FIFOs and devices are refused as by install.`
+		long = `With no agent named, take mem out of every agent it is wired into: hooks, MCP server and the
+hook trust, as mem install with no agent named put them in; --dry-run lists what would go.
+
+With an agent named, remove mem's hook entries (and the groups and events they leave empty) from the
+agent's settings file, or mem's OpenCode plugin. Everything else in the file stays. For Codex it also
+takes out the trust install recorded for those hooks. Links, FIFOs and devices are refused as by
+install.
+
+Backups: install keeps the file it replaced as <file>.mem.bak. Uninstall writes none: when nothing
+else in the file changed since install, it puts that backup back byte for byte; otherwise it takes
+mem's entries out and keeps the rest. Once the file holds nothing of mem's, the backup is removed.`
 	}
 	cmd := &cobra.Command{
-		Use:       use + " " + strings.Join(install.Names(), "|"),
 		Short:     short,
 		Long:      long,
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: install.Names(),
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: agent.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			switch {
+			case len(args) == 0 && remove:
+				return runUninstallAll(app, o)
+			case len(args) == 0:
 				return runInstallAll(app, o)
 			}
 			o.Agent = args[0]
 			return runInstall(app, o, remove)
 		},
 	}
-	if !remove {
-		cmd.Use = "install [" + strings.Join(install.Names(), "|") + "]"
-		cmd.Args = cobra.MaximumNArgs(1)
-	}
+	cmd.Use = use + " [" + strings.Join(agent.Names(), "|") + "]"
 	f := cmd.Flags()
 	f.StringVar(&o.Scope, "scope", install.ScopeUser, "user (your settings) or project (the project's settings, to commit)")
 	f.BoolVar(&o.DryRun, "dry-run", false, "print the resulting file instead of writing it")
@@ -90,19 +97,31 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	if err != nil {
 		return UsageErr(err)
 	}
+	if remove {
+		plan = restoring(plan, root, hookEdits(o.Agent, path, bin))
+	}
 	// Trust is worked out before anything is written, so that a refusal
 	// leaves both files as they were.
 	trust, err := trustPlan(app, o, plan, bin, remove, readFile)
 	if err != nil {
 		return err
 	}
-	backup, err := applyPlan(plan, root, o.DryRun)
+	var backup, trustBackup string
+	if remove {
+		backup, err = applyRemoval(plan, root, o.DryRun, uninstallClean(app, o.Agent, o.Scope, path, bin))
+	} else {
+		backup, err = applyPlan(plan, root, o.DryRun, uninstallClean(app, o.Agent, o.Scope, path, bin))
+	}
 	if err != nil {
 		return err
 	}
-	var trustBackup string
 	if trust != nil {
-		if trustBackup, err = applyPlan(*trust, "", o.DryRun); err != nil {
+		if remove {
+			trustBackup, err = applyRemoval(*trust, "", o.DryRun, uninstallClean(app, o.Agent, o.Scope, trust.Path, bin))
+		} else {
+			trustBackup, err = applyPlan(*trust, "", o.DryRun, uninstallClean(app, o.Agent, o.Scope, trust.Path, bin))
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -156,9 +175,9 @@ func trustPlan(app *App, o installOptions, hooks install.Plan, bin string, remov
 // installTarget checks an agent and a scope, and finds and reads the file
 // pathOf names for them (nil content when it does not exist yet). It also
 // returns the project root the file must stay in ("" for user scope).
-func installTarget(app *App, agent, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (path, root string, before []byte, err error) {
-	if _, ok := install.Lookup(agent); !ok {
-		return "", "", nil, Invalid("agent", "one of "+strings.Join(install.Names(), ", "), agent)
+func installTarget(app *App, name, scope string, pathOf func(agent, scope string, p install.Places) (string, error)) (path, root string, before []byte, err error) {
+	if _, ok := install.Lookup(name); !ok {
+		return "", "", nil, Invalid("agent", "one of "+strings.Join(agent.Names(), ", "), name)
 	}
 	if scope != install.ScopeUser && scope != install.ScopeProject {
 		return "", "", nil, Invalid("--scope", "user or project", scope)
@@ -167,7 +186,7 @@ func installTarget(app *App, agent, scope string, pathOf func(agent, scope strin
 	if err != nil {
 		return "", "", nil, err
 	}
-	if path, err = pathOf(agent, scope, places); err != nil {
+	if path, err = pathOf(name, scope, places); err != nil {
 		return "", "", nil, UsageErr(err)
 	}
 	if before, err = install.Read(path, places.Root); err != nil {
@@ -181,7 +200,7 @@ func installTarget(app *App, agent, scope string, pathOf func(agent, scope strin
 func agentFiles(file func(install.Agent) install.Paths) string {
 	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
 	var b strings.Builder
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		ps := file(a)
 		fmt.Fprintf(&b, "  %-9s %s, %s\n", a.Name, ps.User(home), ps.Project)
 	}
@@ -192,7 +211,7 @@ func agentFiles(file func(install.Agent) install.Paths) string {
 func agentDetect() string {
 	home := install.Places{Home: "~", ConfigHome: "~/.config", Getenv: func(string) string { return "" }}
 	var b strings.Builder
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		var dirs []string
 		if a.Detect.Dirs != nil {
 			dirs = a.Detect.Dirs(home)
@@ -232,10 +251,17 @@ func installPlaces(app *App, scope string) (install.Places, error) {
 }
 
 // applyPlan writes a plan that changes its file, unless this is a dry run,
-// and returns where the previous file was kept ("" for none).
-func applyPlan(p install.Plan, root string, dryRun bool) (backup string, err error) {
+// and returns where the previous file was kept ("" for none). The backup
+// keeps the file as it was before mem was in it: a file that already holds
+// mem's entries (clean says it does not) does not replace a backup there.
+func applyPlan(p install.Plan, root string, dryRun bool, clean func([]byte) bool) (backup string, err error) {
 	if dryRun || !p.Changed {
 		return "", nil
+	}
+	if p.Before != nil && !clean(p.Before) {
+		if b, err := install.Read(backupOf(p.Path), root); err == nil && b != nil {
+			p.Before = nil
+		}
 	}
 	return install.Apply(p, root)
 }
@@ -257,19 +283,19 @@ func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup s
 	}
 	a, f := p.Agent, p.Path
 	if remove {
-		printChange(app, p, o.DryRun, backup, "mem's hooks for "+a+" are not in "+f+": nothing to remove",
+		printChange(app, p, o.DryRun, remove, backup, "mem's hooks for "+a+" are not in "+f+": nothing to remove",
 			"removed mem's hooks for "+a+" from "+f)
 	} else {
-		printChange(app, p, o.DryRun, backup, "mem's hooks for "+a+" are already in "+f+": nothing to change",
+		printChange(app, p, o.DryRun, remove, backup, "mem's hooks for "+a+" are already in "+f+": nothing to change",
 			"installed mem's hooks for "+a+" in "+f)
 	}
 	if trust != nil {
 		f = trust.Path
 		if remove {
-			printChange(app, *trust, o.DryRun, trustBackup, "no trust in mem's hooks for "+a+" in "+f+": nothing to remove",
+			printChange(app, *trust, o.DryRun, remove, trustBackup, "no trust in mem's hooks for "+a+" in "+f+": nothing to remove",
 				"removed the trust in mem's hooks from "+f)
 		} else {
-			printChange(app, *trust, o.DryRun, trustBackup, "mem's hooks are already trusted in "+f+": "+a+" runs them",
+			printChange(app, *trust, o.DryRun, remove, trustBackup, "mem's hooks are already trusted in "+f+": "+a+" runs them",
 				"trusted mem's hooks in "+f+" (what /hooks in "+a+" records), so "+a+" runs them")
 		}
 	}
@@ -280,8 +306,8 @@ func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup s
 }
 
 // printChange says what a plan did (done) or would do, or that it had
-// nothing to do (same).
-func printChange(app *App, p install.Plan, dryRun bool, backup, same, done string) {
+// nothing to do (same); remove: the plan takes mem out.
+func printChange(app *App, p install.Plan, dryRun, remove bool, backup, same, done string) {
 	switch {
 	case !p.Changed:
 		fmt.Fprintln(app.Out, same)
@@ -291,8 +317,37 @@ func printChange(app *App, p install.Plan, dryRun bool, backup, same, done strin
 		fmt.Fprintf(app.Out, "would write %s:\n%s", p.Path, p.After)
 	default:
 		fmt.Fprintln(app.Out, done)
-		if backup != "" {
-			fmt.Fprintf(app.Out, "previous file kept as %s\n", backup)
+		printBackup(app, backup, !remove)
+	}
+}
+
+// printBackup says what became of install's backup: kept (by install), or
+// removed (by uninstall, once the file holds nothing of mem's).
+func printBackup(app *App, backup string, kept bool) {
+	switch {
+	case backup == "":
+	case kept:
+		fmt.Fprintf(app.Out, "previous file kept as %s\n", backup)
+	default:
+		fmt.Fprintf(app.Out, "install's backup %s removed: the file holds nothing of mem's\n", backup)
+	}
+}
+
+// uninstallClean says whether the file at path, as uninstall leaves it,
+// holds none of mem's entries for agent (hooks or MCP server, whichever
+// the file holds), so that install's backup of it can go.
+func uninstallClean(app *App, agent, scope, path, bin string) func([]byte) bool {
+	var edits []fileEdits
+	if places, err := installPlaces(app, scope); err == nil {
+		if p, err := install.Path(agent, scope, places); err == nil && p == path {
+			edits = append(edits, hookEdits(agent, path, bin))
+		}
+		if p, err := install.MCPPath(agent, scope, places); err == nil && p == path {
+			edits = append(edits, mcpEdits(agent, path, bin))
 		}
 	}
+	if len(edits) == 0 {
+		return func([]byte) bool { return false }
+	}
+	return holdsNone(edits...)
 }

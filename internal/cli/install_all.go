@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/install"
 )
 
@@ -48,31 +49,39 @@ func runInstallAll(app *App, o installOptions) error {
 	found := install.DetectAll(install.Machine{Places: places, GOOS: runtime.GOOS})
 	if len(found) == 0 {
 		return errors.New("found no agent on this machine (" + lookedFor(places) + "); name one: mem install " +
-			strings.Join(install.Names(), "|"))
+			strings.Join(agent.Names(), "|"))
 	}
 	var out []wired
+	for _, f := range found {
+		out = append(out, wireAgent(app, f, o, bin))
+	}
+	return reportAgents(app, out, o.DryRun, printWired, "wired")
+}
+
+// reportAgents prints what mem install or uninstall did for each agent (as
+// JSON, or with print) and returns the first agent's failure, if any, with
+// how many failed: the others were still seen to.
+func reportAgents(app *App, out []wired, dryRun bool, print func(*App, []wired, bool), done string) error {
+	if app.JSON {
+		if err := PrintJSON(app.Out, map[string]any{"dry_run": dryRun, "agents": out}); err != nil {
+			return err
+		}
+	} else {
+		print(app, out, dryRun)
+	}
 	var first error
 	failed := 0
-	for _, f := range found {
-		w := wireAgent(app, f, o, bin)
+	for _, w := range out {
 		if w.failed != nil {
 			failed++
 			if first == nil {
 				first = w.failed
 			}
 		}
-		out = append(out, w)
-	}
-	if app.JSON {
-		if err := PrintJSON(app.Out, map[string]any{"dry_run": o.DryRun, "agents": out}); err != nil {
-			return err
-		}
-	} else {
-		printWired(app, out, o.DryRun)
 	}
 	if first != nil {
 		return &exitError{code: ExitCode(first), err: first,
-			msg: fmt.Sprintf("%d of %d agents were not wired: %s", failed, len(out), oneLine(first.Error()))}
+			msg: fmt.Sprintf("%d of %d agents were not %s: %s", failed, len(out), done, oneLine(first.Error()))}
 	}
 	return nil
 }
@@ -80,7 +89,7 @@ func runInstallAll(app *App, o installOptions) error {
 // lookedFor says, for the message when no agent is found, where mem looked.
 func lookedFor(p install.Places) string {
 	var cmds, dirs []string
-	for _, a := range install.All.Get() {
+	for _, a := range install.All() {
 		cmds = append(cmds, a.Detect.Commands...)
 		if a.Detect.Dirs != nil {
 			dirs = append(dirs, a.Detect.Dirs(p)...)
@@ -150,7 +159,7 @@ func wireAgent(app *App, f install.Found, o installOptions, bin string) wired {
 		w.Files = append(w.Files, wiredFile{What: "hook trust", Path: trust.Path, Changed: trust.Changed})
 	}
 	for i, p := range w.plans {
-		backup, err := applyPlan(p, root, o.DryRun)
+		backup, err := applyPlan(p, root, o.DryRun, uninstallClean(app, f.Agent.Name, o.Scope, p.Path, bin))
 		if err != nil {
 			return fail(err)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/install"
 )
@@ -20,7 +21,7 @@ type installMCPOptions struct {
 func newInstallMCPCmd(app *App) *cobra.Command {
 	var o installMCPOptions
 	cmd := &cobra.Command{
-		Use:   "install-mcp " + strings.Join(install.Names(), "|"),
+		Use:   "install-mcp " + strings.Join(agent.Names(), "|"),
 		Short: "Register mem's MCP server (mem mcp) in an agent's configuration",
 		Long: `Register "mem mcp" as the MCP server "mem" in an agent's configuration. Everything else in the
 file stays; an entry named mem is replaced; running it again changes nothing. The previous file is
@@ -31,7 +32,7 @@ device, or a project folder that leads out of the project, is refused and nothin
 Configuration files (user scope, project scope):
 ` + agentFiles(func(a install.Agent) install.Paths { return a.MCPFile }),
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: install.Names(),
+		ValidArgs: agent.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
 			return runInstallMCP(app, o, false)
@@ -45,12 +46,13 @@ Configuration files (user scope, project scope):
 func newUninstallMCPCmd(app *App) *cobra.Command {
 	var o installMCPOptions
 	cmd := &cobra.Command{
-		Use:   "uninstall-mcp " + strings.Join(install.Names(), "|"),
+		Use:   "uninstall-mcp " + strings.Join(agent.Names(), "|"),
 		Short: "Remove mem's MCP server, and nothing else, from an agent's configuration",
 		Long: `Remove the MCP server entry "mem" from an agent's configuration (the files of install-mcp).
-Everything else in the file stays; the previous file is kept as <file>.mem.bak.`,
+Everything else in the file stays. Backups as mem uninstall --help says: none written, install's put
+back byte for byte when nothing else changed, and removed once the file holds nothing of mem's.`,
 		Args:      cobra.ExactArgs(1),
-		ValidArgs: install.Names(),
+		ValidArgs: agent.Names(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Agent = args[0]
 			return runInstallMCP(app, o, true)
@@ -83,7 +85,15 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 	if err != nil {
 		return UsageErr(err)
 	}
-	backup, err := applyPlan(plan, root, o.DryRun)
+	var backup string
+	bin, _ := memBinary(o.Command, "--command")
+	clean := uninstallClean(app, o.Agent, o.Scope, path, bin)
+	if remove {
+		plan = restoring(plan, root, mcpEdits(o.Agent, path, bin))
+		backup, err = applyRemoval(plan, root, o.DryRun, clean)
+	} else {
+		backup, err = applyPlan(plan, root, o.DryRun, clean)
+	}
 	if err != nil {
 		return err
 	}
@@ -104,9 +114,7 @@ func runInstallMCP(app *App, o installMCPOptions, remove bool) error {
 			verb = "removed mem's MCP server for " + plan.Agent + " from"
 		}
 		fmt.Fprintf(app.Out, "%s %s\n", verb, plan.Path)
-		if backup != "" {
-			fmt.Fprintf(app.Out, "previous file kept as %s\n", backup)
-		}
+		printBackup(app, backup, !remove)
 	}
 	if db := app.Config().Origin(&app.Config().Settings.DB); !remove && (db.Source == config.SourceFlag || db.Source == config.SourceEnv) {
 		fmt.Fprintf(app.Out, "note: the MCP server and the hooks use the database of the editor's environment (MEM_DB) or mem's configuration, not %s: set MEM_DB where the editor starts\n", db.Value)

@@ -187,6 +187,9 @@ control characters (escape sequences, U+2028, bidirectional overrides) as visibl
 	for _, c := range all {
 		root.AddCommand(c.New(app))
 	}
+	if len(all) > 1 { // the whole tree: help or completion
+		addCompletions(app, root)
+	}
 	wrapArgs(root)
 	return root
 }

@@ -122,7 +122,7 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 	if err != nil {
 		return err
 	}
-	hits, err := db.Search(ctx, q)
+	hits, err := search.Search(ctx, db, q)
 	if err != nil {
 		return err
 	}

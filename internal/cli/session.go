@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/install"
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -43,7 +43,7 @@ func newSessionStartCmd(app *App) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.ID, "session", "", "session id (required)")
 	var agents []string
-	for _, a := range install.All.Get() {
+	for _, a := range agent.All() {
 		agents = append(agents, a.Adapter.Agent())
 	}
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent name: "+strings.Join(agents, ", ")+", ...")
@@ -245,7 +245,7 @@ func writeSessionDetail(w io.Writer, d sessionDetail) {
 	}
 	listField(w, "files read", s.FilesRead)
 	if d.Summary != nil {
-		fmt.Fprintf(w, "\nsummary S%d (%s):\n  %s\n", d.Summary.ID, d.Summary.Generator, d.Summary.Text)
+		writeSessionSummary(w, *d.Summary)
 	}
 	if len(d.Prompts) > 0 {
 		fmt.Fprintln(w, "\nprompts:")
@@ -259,4 +259,21 @@ func writeSessionDetail(w io.Writer, d sessionDetail) {
 			fmt.Fprintf(w, "  #%d  %s  %-9s  %s\n", o.ID, Stamp(o.CreatedAt), o.Type, o.Title)
 		}
 	}
+}
+
+// writeSessionSummary prints a session's summary under its header: its text,
+// or, for a summary written without one, its sections.
+func writeSessionSummary(w io.Writer, sum memory.Summary) {
+	fmt.Fprintf(w, "\nsummary S%d (%s):\n", sum.ID, sum.Generator)
+	body := sum.Text
+	if strings.TrimSpace(body) == "" {
+		var b strings.Builder
+		sum.Text = ""
+		summaryFields(&b, sum)
+		body = strings.TrimSuffix(b.String(), "\n")
+	}
+	if strings.TrimSpace(body) == "" {
+		body = "(empty)"
+	}
+	fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(body, "\n", "\n  "))
 }

@@ -35,8 +35,14 @@ func newStatsCmd(app *App) *cobra.Command {
 			}
 			w := app.Text()
 			fmt.Fprintf(w, "database: %s (%d bytes, WAL %d bytes)\n", st.Path, st.SizeBytes, st.WALBytes)
+			if project != "" {
+				fmt.Fprintf(w, "project %s: ", project)
+			}
 			fmt.Fprintf(w, "%d sessions, %d observations, %d summaries, %d prompts\n",
 				st.Sessions, st.Observations, st.Summaries, st.Prompts)
+			if project != "" && st.Sessions == 0 {
+				fmt.Fprintln(w, "nothing recorded for this project yet (mem stats --all-projects counts every project)")
+			}
 			for _, p := range st.Projects {
 				fmt.Fprintf(w, "  %s: %d sessions, %d observations, %d summaries, %d prompts\n",
 					p.Project, p.Sessions, p.Observations, p.Summaries, p.Prompts)

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/progress"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
@@ -133,7 +133,7 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	var out summarizeReport
 	start := time.Now()
 	if o.Pending {
-		prog := newProgress(app.Err)
+		prog := newJobProgress(app.Err)
 		job := summarize.Job{Queue: summarizeQueue{db}, Options: opts, Idle: o.Idle, Limit: o.Limit,
 			DryRun: o.DryRun}
 		if !o.DryRun {
@@ -291,24 +291,19 @@ func (r summarizeReport) line() string {
 	return strings.Join(parts, "; ") + fmt.Sprintf(" in %.1fs", float64(r.ElapsedMillis)/1000)
 }
 
-// progress shows the job's progress on stderr: a bar redrawn in place on a
-// terminal, else one line per session (for log files).
-type progress struct {
-	w     io.Writer
-	tty   bool
-	drawn time.Time
-	shown bool
+// jobProgress shows the job's progress on stderr: a bar with rate and time
+// left on a terminal, else one line per session (for log files).
+type jobProgress struct {
+	w   io.Writer
+	tty bool
+	bar *progress.Bar
 }
 
-func newProgress(w io.Writer) *progress {
-	p := &progress{w: w}
-	if f, ok := w.(*os.File); ok {
-		p.tty = term.IsTerminal(int(f.Fd()))
-	}
-	return p
+func newJobProgress(w io.Writer) *jobProgress {
+	return &jobProgress{w: w, tty: progress.IsTerminal(w)}
 }
 
-func (p *progress) event(e summarize.Event) {
+func (p *jobProgress) event(e summarize.Event) {
 	s := e.Session
 	if !p.tty {
 		what := s.Generator
@@ -322,22 +317,13 @@ func (p *progress) event(e summarize.Event) {
 		}
 		return
 	}
+	if p.bar == nil {
+		p.bar = progress.New(p.w, int64(e.Total), "summarizing", progress.Items)
+	}
 	if s.Fallback != "" {
-		fmt.Fprintf(p.w, "\r\033[K%s: %s\n", s.ID, s.Fallback)
+		p.bar.Println(s.ID + ": " + s.Fallback)
 	}
-	if e.Done < e.Total && time.Since(p.drawn) < 100*time.Millisecond {
-		return
-	}
-	p.drawn = time.Now()
-	const width = 30
-	n := e.Done * width / max(e.Total, 1)
-	fmt.Fprintf(p.w, "\r\033[Ksummarizing [%s%s] %d/%d %s", strings.Repeat("=", n), strings.Repeat(" ", width-n),
-		e.Done, e.Total, s.ID)
-	p.shown = true
+	p.bar.Set(int64(e.Done))
 }
 
-func (p *progress) finish() {
-	if p.tty && p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-}
+func (p *jobProgress) finish() { p.bar.Finish() }

@@ -83,7 +83,7 @@ func runTimeline(ctx context.Context, app *App, o timelineOptions, afterSet bool
 		if err != nil {
 			return err
 		}
-		hits, err := db.Search(ctx, search.Query{Text: o.Query, Project: id.Key, Limit: 1,
+		hits, err := search.Search(ctx, db, search.Query{Text: o.Query, Project: id.Key, Limit: 1,
 			Kinds: []search.Kind{search.KindObservation}})
 		if err != nil {
 			return err

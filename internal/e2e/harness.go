@@ -174,7 +174,7 @@ func (h *H) makeProject() error {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = h.Project
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("git %v: %v: %s", args, err, out)
+			return fmt.Errorf("git %v: %w: %s", args, err, out)
 		}
 	}
 	return nil

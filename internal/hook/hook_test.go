@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/store"
@@ -52,11 +53,20 @@ func newRig(t *testing.T) *rig {
 	return r
 }
 
+// adapter is the registry's adapter for the agent of that name.
+func adapter(name string) Adapter {
+	a, ok := agent.Lookup(name)
+	if !ok {
+		panic("no agent " + name)
+	}
+	return a.Adapter
+}
+
 func (r *rig) run(t *testing.T, agent, event string) string {
 	t.Helper()
 	var out bytes.Buffer
 	var errw bytes.Buffer
-	run := &Runner{Adapter: Adapters()[agent], Handler: r.h, Deadline: 2 * time.Second,
+	run := &Runner{Adapter: adapter(agent), Handler: r.h, Deadline: 2 * time.Second,
 		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
 	if !run.Run(context.Background(), strings.NewReader(event), &out) {
 		t.Fatalf("hook did not finish: %s", errw.String())
@@ -167,7 +177,7 @@ func TestDeadlineGivesNoContext(t *testing.T) {
 		return "late", nil
 	}
 	var out, errw bytes.Buffer
-	run := &Runner{Adapter: Adapters()["claude"], Handler: r.h, Deadline: 100 * time.Millisecond,
+	run := &Runner{Adapter: adapter("claude"), Handler: r.h, Deadline: 100 * time.Millisecond,
 		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
 	start := time.Now()
 	run.Run(context.Background(), strings.NewReader(`{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart"}`), &out)
@@ -183,7 +193,7 @@ func TestPanicIsRecovered(t *testing.T) {
 	r := newRig(t)
 	r.h.Recall = func(context.Context, *store.DB, memory.Session, string) (string, error) { panic("boom") }
 	var out, errw bytes.Buffer
-	run := &Runner{Adapter: Adapters()["claude"], Handler: r.h, Deadline: time.Second,
+	run := &Runner{Adapter: adapter("claude"), Handler: r.h, Deadline: time.Second,
 		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
 	run.Run(context.Background(), strings.NewReader(`{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart"}`), &out)
 	if out.Len() != 0 || !strings.Contains(errw.String(), "panic: boom") {

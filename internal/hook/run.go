@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/termsafe"
@@ -23,15 +24,11 @@ import (
 // (logged), since no tool result worth remembering needs more.
 const MaxEvent = 64 << 20
 
-// EditorTimeout is the timeout mem install gives the editors for a hook:
-// past it the editor kills the process.
-const EditorTimeout = 5 * time.Second
-
 // SettleFor is how long a hook whose deadline passed still waits for its
 // event to be recorded or spooled (Handler.Settle), having replied nothing:
 // on a machine too loaded to run it in time, the editor waits a little
 // longer rather than lose the event. With a long deadline it is shorter,
-// so that the two stay half a second under EditorTimeout.
+// so that the two stay half a second under agent.EditorTimeout.
 const SettleFor = 2500 * time.Millisecond
 
 // Runner runs one hook invocation: read the event, handle it, write the
@@ -102,7 +99,7 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 		return true
 	case <-ctx.Done():
 		r.Log.Printf(Event{Agent: r.Adapter.Agent()}, "no answer within the deadline of %s: replied with nothing", r.Deadline)
-		settle := max(0, min(SettleFor, EditorTimeout-500*time.Millisecond-r.Deadline))
+		settle := max(0, min(SettleFor, agent.EditorTimeout-500*time.Millisecond-r.Deadline))
 		if !r.Handler.Settle(settle) {
 			r.Log.Printf(Event{Agent: r.Adapter.Agent()}, "event not recorded nor spooled within %s more: lost", settle)
 		}

@@ -156,7 +156,7 @@ func TestSpooledEventIsExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev, err := Adapters()["claude"].Decode(raw, func(string) string { return "" })
+		ev, err := adapter("claude").Decode(raw, func(string) string { return "" })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestAHookStarvedOfTheDatabaseSpoolsBeforeItsDeadline(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	ev, _ := Adapters()["claude"].Decode([]byte(prompt("s", "late")), func(string) string { return "" })
+	ev, _ := adapter("claude").Decode([]byte(prompt("s", "late")), func(string) string { return "" })
 	if _, err := r.h.Handle(ctx, ev); err != nil {
 		t.Fatal(err)
 	}

@@ -3,49 +3,63 @@ package install
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 
-	"github.com/memhq/mem/internal/hook"
-	"github.com/memhq/mem/internal/lazy"
+	"github.com/memhq/mem/internal/agent"
 )
 
-// Agent is one agent mem works with and all mem knows about it. An agent is
-// a file like claude.go and its line in All; mem install, install-mcp and
-// hook, and their usage, follow from the list.
+// Agent is what mem installs for one agent of the registry
+// (internal/agent): its settings file, how mem's hooks are merged into it,
+// its MCP file, trust and detection. An agent is its line in agent.All, a
+// file like claude.go here and its case in forAgent; mem install,
+// install-mcp and hook, and their usage, follow.
 type Agent struct {
-	Name     string       // what mem install, install-mcp and hook take
-	Aliases  []string     // other names they accept
-	Adapter  hook.Adapter // speaks its hook protocol
-	Settings Paths        // the file mem's hooks go into
-	Hooks    Hooks        // how they are merged into it
-	Notes    []string     // printed after install
-	Trust    *Trust       // where the agent keeps trust in mem's hooks, if it asks for it
-	MCPFile  Paths        // the file its MCP servers are listed in
-	MCP      MCP          // how mem's server entry is written there
-	Detect   Detect       // how mem install with no agent named finds it
+	Name     string   // the agent's name in the registry
+	Settings Paths    // the file mem's hooks go into
+	Hooks    Hooks    // how they are merged into it
+	Notes    []string // printed after install
+	Trust    *Trust   // where the agent keeps trust in mem's hooks, if it asks for it
+	MCPFile  Paths    // the file its MCP servers are listed in
+	MCP      MCP      // how mem's server entry is written there
+	Detect   Detect   // how mem install with no agent named finds it
 }
 
-// All is every agent, in the order usage lists them. It is built on first
-// use: a call that needs no agent pays nothing at start.
-var All = lazy.Value[[]Agent]{New: func() []Agent { return []Agent{Claude(), Codex(), Gemini(), OpenCode(), Copilot(), Cursor()} }}
-
-// Lookup finds an agent by its name or an alias.
-func Lookup(name string) (Agent, bool) {
-	for _, a := range All.Get() {
-		if a.Name == name || slices.Contains(a.Aliases, name) {
-			return a, true
-		}
+// forAgent is what mem installs for the registry's agent of that name.
+func forAgent(name string) (Agent, bool) {
+	switch name {
+	case "claude":
+		return Claude(), true
+	case "codex":
+		return Codex(), true
+	case "gemini":
+		return Gemini(), true
+	case "opencode":
+		return OpenCode(), true
+	case "copilot":
+		return Copilot(), true
+	case "cursor":
+		return Cursor(), true
 	}
 	return Agent{}, false
 }
 
-// Names are the agents' names, in the order of All.
-func Names() []string {
-	names := make([]string, len(All.Get()))
-	for i, a := range All.Get() {
-		names[i] = a.Name
+// All is what mem installs for every agent, in the registry's order.
+func All() []Agent {
+	var all []Agent
+	for _, r := range agent.All() {
+		if a, ok := forAgent(r.Name); ok {
+			all = append(all, a)
+		}
 	}
-	return names
+	return all
+}
+
+// Lookup finds what mem installs for an agent by its name or an alias.
+func Lookup(name string) (Agent, bool) {
+	r, ok := agent.Lookup(name)
+	if !ok {
+		return Agent{}, false
+	}
+	return forAgent(r.Name)
 }
 
 // Paths says where a file is for each scope.

@@ -1,30 +1,35 @@
 package install
 
-import "testing"
+import (
+	"testing"
 
-// TestAgentsAreComplete: every agent in All declares each part mem uses,
-// and no name or alias is taken twice.
+	"github.com/memhq/mem/internal/agent"
+)
+
+// TestAgentsAreComplete: every agent of the registry has what mem installs
+// for it, declaring each part mem uses, found by each of its names.
 func TestAgentsAreComplete(t *testing.T) {
-	seen := map[string]bool{}
 	p := Places{Home: "/h", ConfigHome: "/h/.config", Root: "/r", Getenv: func(string) string { return "" }}
-	for _, a := range All.Get() {
-		if a.Adapter == nil || a.Hooks == nil || a.MCP == nil || a.Settings.User == nil || a.MCPFile.User == nil ||
+	if got, want := len(All()), len(agent.All()); got != want {
+		t.Errorf("%d agents to install into, %d in the registry", got, want)
+	}
+	for _, r := range agent.All() {
+		a, ok := forAgent(r.Name)
+		if !ok || a.Name != r.Name {
+			t.Errorf("%s: nothing to install (got %q)", r.Name, a.Name)
+			continue
+		}
+		if a.Hooks == nil || a.MCP == nil || a.Settings.User == nil || a.MCPFile.User == nil ||
 			a.Settings.Project == "" || a.MCPFile.Project == "" {
 			t.Errorf("%s: incomplete: %+v", a.Name, a)
 		}
-		for _, n := range append([]string{a.Name}, a.Aliases...) {
-			if seen[n] {
-				t.Errorf("%s: the name %q is taken twice", a.Name, n)
-			}
-			seen[n] = true
+		for _, n := range append([]string{r.Name}, r.Aliases...) {
 			if got, ok := Lookup(n); !ok || got.Name != a.Name {
 				t.Errorf("Lookup(%q) = %q, %v", n, got.Name, ok)
 			}
 		}
-		if a.Settings.User != nil {
-			if path, err := Path(a.Name, ScopeProject, p); err != nil || path[:3] != "/r/" {
-				t.Errorf("%s: project settings %q (%v), want under the root", a.Name, path, err)
-			}
+		if path, err := Path(a.Name, ScopeProject, p); err != nil || path[:3] != "/r/" {
+			t.Errorf("%s: project settings %q (%v), want under the root", a.Name, path, err)
 		}
 	}
 	if _, ok := Lookup("vim"); ok {

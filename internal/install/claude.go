@@ -4,21 +4,19 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/agent"
 )
 
 // Claude returns Claude Code. Its PostToolUse fires for every tool; the matcher
 // keeps the hook process for the tools capture reads.
 func Claude() Agent {
 	return Agent{
-		Name:    "claude",
-		Aliases: []string{"claude-code"},
-		Adapter: hook.Claude(hook.AgentClaude, "CLAUDE_PROJECT_DIR"),
+		Name: "claude",
 		Settings: Paths{
 			User:    func(p Places) string { return filepath.Join(p.Home, ".claude", "settings.json") },
 			Project: filepath.Join(".claude", "settings.json"),
 		},
-		Hooks: jsonHooks{timeout: int(hook.EditorTimeout / time.Second), events: []hookEvent{
+		Hooks: jsonHooks{timeout: int(agent.EditorTimeout / time.Second), events: []hookEvent{
 			{"SessionStart", ""}, {"UserPromptSubmit", ""},
 			{"PostToolUse", "Edit|MultiEdit|Write|NotebookEdit|Bash|Read|Grep|Glob"},
 			{"PostToolUseFailure", "Edit|MultiEdit|Write|NotebookEdit|Bash"},

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/agent"
 )
 
 // Codex returns Codex CLI: Claude Code's hook protocol and settings shape, MCP
@@ -13,13 +13,12 @@ import (
 // in Codex's TUI would.
 func Codex() Agent {
 	return Agent{
-		Name:    "codex",
-		Adapter: hook.Claude(hook.AgentCodex, ""),
+		Name: "codex",
 		Settings: Paths{
 			User:    func(p Places) string { return filepath.Join(codexHome(p), "hooks.json") },
 			Project: filepath.Join(".codex", "hooks.json"),
 		},
-		Hooks: jsonHooks{timeout: int(hook.EditorTimeout / time.Second), events: []hookEvent{
+		Hooks: jsonHooks{timeout: int(agent.EditorTimeout / time.Second), events: []hookEvent{
 			{"SessionStart", ""}, {"UserPromptSubmit", ""}, {"PostToolUse", ""}, {"Stop", ""}, {"SessionEnd", ""},
 		}, limits: map[string]int{"SessionEnd": 3}},
 		Trust: &Trust{

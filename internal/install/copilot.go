@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/agent"
 )
 
 // Copilot returns GitHub Copilot CLI. Its hooks go into a hooks file of
@@ -16,9 +16,7 @@ import (
 // no matcher: under these names Copilot reports its tools by Claude's names.
 func Copilot() Agent {
 	return Agent{
-		Name:    "copilot",
-		Aliases: []string{"copilot-cli", "github-copilot"},
-		Adapter: hook.Copilot(),
+		Name: "copilot",
 		Settings: Paths{
 			User:    func(p Places) string { return filepath.Join(copilotHome(p), "hooks", "mem.json") },
 			Project: filepath.Join(".github", "hooks", "mem.json"),
@@ -30,7 +28,7 @@ func Copilot() Agent {
 			e := newObject()
 			e.set("type", "command")
 			e.set("bash", cmd)
-			e.set("timeoutSec", json.Number(fmt.Sprint(int(hook.EditorTimeout/time.Second))))
+			e.set("timeoutSec", json.Number(fmt.Sprint(int(agent.EditorTimeout/time.Second))))
 			return e
 		}},
 		Notes: []string{"Copilot runs a repository's hooks (.github/hooks) and MCP servers only in a folder you trusted; " +

@@ -2,8 +2,6 @@ package install
 
 import (
 	"path/filepath"
-
-	"github.com/memhq/mem/internal/hook"
 )
 
 // Cursor returns Cursor (the editor's agent and cursor-agent), built from
@@ -13,9 +11,7 @@ import (
 // reads its edit and shell events; sessionStart is where it takes context.
 func Cursor() Agent {
 	return Agent{
-		Name:    "cursor",
-		Aliases: []string{"cursor-agent"},
-		Adapter: hook.Cursor(),
+		Name: "cursor",
 		Settings: Paths{
 			User:    func(p Places) string { return filepath.Join(p.Home, ".cursor", "hooks.json") },
 			Project: filepath.Join(".cursor", "hooks.json"),

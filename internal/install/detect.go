@@ -35,7 +35,7 @@ func DetectAll(m Machine) []Found {
 		m.Stat = os.Stat
 	}
 	var found []Found
-	for _, a := range All.Get() {
+	for _, a := range All() {
 		if why, ok := m.detect(a.Detect); ok {
 			found = append(found, Found{Agent: a, Why: why})
 		}

@@ -76,7 +76,7 @@ func TestDetectAll(t *testing.T) {
 
 // Every agent says how it is found.
 func TestEveryAgentDetectable(t *testing.T) {
-	for _, a := range All.Get() {
+	for _, a := range All() {
 		if len(a.Detect.Commands) == 0 && a.Detect.Dirs == nil {
 			t.Errorf("%s has no Detect", a.Name)
 		}

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/agent"
 )
 
 // Gemini returns Gemini CLI: Claude-like settings under its own event names,
@@ -13,13 +13,12 @@ import (
 // before 0.61 search_file_content).
 func Gemini() Agent {
 	return Agent{
-		Name:    "gemini",
-		Adapter: hook.Gemini(),
+		Name: "gemini",
 		Settings: Paths{
 			User:    func(p Places) string { return filepath.Join(p.Home, ".gemini", "settings.json") },
 			Project: filepath.Join(".gemini", "settings.json"),
 		},
-		Hooks: jsonHooks{timeout: int(hook.EditorTimeout / time.Millisecond), named: true, events: []hookEvent{
+		Hooks: jsonHooks{timeout: int(agent.EditorTimeout / time.Millisecond), named: true, events: []hookEvent{
 			{"SessionStart", ""}, {"BeforeAgent", ""},
 			{"AfterTool", "replace|write_file|run_shell_command|read_file|read_many_files|glob|grep_search|search_file_content|list_directory"},
 			{"PreCompress", ""}, {"AfterAgent", ""}, {"SessionEnd", ""},

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/memhq/mem/internal/agent"
 )
 
 // Scopes.
@@ -190,14 +192,14 @@ func (p *Plan) settle(doc, hooks *object, emptied []string) {
 func parseSettings(path string, before []byte) (*object, error) {
 	doc, err := parseObject(before)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON (%v): fix it first; nothing was changed", path, err)
+		return nil, fmt.Errorf("%s is not valid JSON (%w): fix it first; nothing was changed", path, err)
 	}
 	return doc, nil
 }
 
 // unknownAgent is the error for an agent mem cannot install into.
-func unknownAgent(agent string) error {
-	return fmt.Errorf("agent %q: want one of %s", agent, strings.Join(Names(), ", "))
+func unknownAgent(name string) error {
+	return fmt.Errorf("agent %q: want one of %s", name, strings.Join(agent.Names(), ", "))
 }
 
 // Uninstall returns the plan that removes what Install added: mem's hook

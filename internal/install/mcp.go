@@ -63,7 +63,7 @@ func editMCP(agent, path string, before []byte, bin string, args []string, remov
 func (m jsonMCP) edit(p *Plan, bin string, args []string, remove bool) error {
 	doc, err := parseObject(p.Before)
 	if err != nil {
-		return fmt.Errorf("%s is not valid JSON (%v; comments are not supported): add mem by hand, see the README; nothing was changed", p.Path, err)
+		return fmt.Errorf("%s is not valid JSON (%w; comments are not supported): add mem by hand, see the README; nothing was changed", p.Path, err)
 	}
 	servers, ok := asObject(doc, m.key)
 	if !ok {
@@ -97,7 +97,7 @@ type codexTOML struct{}
 func (codexTOML) edit(p *Plan, bin string, args []string, remove bool) error {
 	after, err := editCodexMCP(p.Before, codexMCPTable(bin, args), remove)
 	if err != nil {
-		return fmt.Errorf("%s: %v; nothing was changed", p.Path, err)
+		return fmt.Errorf("%s: %w; nothing was changed", p.Path, err)
 	}
 	if remove && len(after) == 0 {
 		after = nil // nothing but mem's table was there: remove the file

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/scripts/hooks/opencode"
 )
 
@@ -15,8 +14,7 @@ import (
 // writes whole (scripts/hooks/opencode).
 func OpenCode() Agent {
 	return Agent{
-		Name:    "opencode",
-		Adapter: hook.OpenCode(),
+		Name: "opencode",
 		Settings: Paths{
 			User:    func(p Places) string { return filepath.Join(p.ConfigHome, "opencode", "plugins", "mem.js") },
 			Project: filepath.Join(".opencode", "plugins", "mem.js"),

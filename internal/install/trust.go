@@ -131,7 +131,7 @@ func editTrust(agent, path, source string, settings, before []byte, bin string, 
 	}
 	after, err := editHookStates(before, hooks, at, remove)
 	if err != nil {
-		return p, fmt.Errorf("%s: %v; nothing was changed", path, err)
+		return p, fmt.Errorf("%s: %w; nothing was changed", path, err)
 	}
 	if remove && len(after) == 0 {
 		after = nil // nothing but mem's trust was there: remove the file

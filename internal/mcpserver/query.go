@@ -99,7 +99,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	hits, err := s.opts.DB.Search(ctx, q)
+	hits, err := search.Search(ctx, s.opts.DB, q)
 	if err != nil {
 		return nil, SearchOutput{}, s.toolError("search", err)
 	}
@@ -200,7 +200,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 	}
 	tq := search.TimelineQuery{Around: in.ID, SessionID: in.Session, Before: before, After: after}
 	if in.Query != "" {
-		hits, err := s.opts.DB.Search(ctx, search.Query{Text: in.Query, Project: s.opts.Project, Limit: 1,
+		hits, err := search.Search(ctx, s.opts.DB, search.Query{Text: in.Query, Project: s.opts.Project, Limit: 1,
 			Kinds: []search.Kind{search.KindObservation}})
 		if err != nil {
 			return nil, TimelineOutput{}, s.toolError("timeline", err)

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/termsafe"
+	"github.com/memhq/mem/internal/text"
+	"github.com/memhq/mem/internal/tokens"
 )
 
 // Limits on observation fields; longer input is rejected rather than cut, so
@@ -124,6 +126,22 @@ func (o *Observation) Hash() string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// EstimateTokens is the token estimate (internal/tokens) of what an
+// observation costs in an agent's context: its title, subtitle, narrative
+// and facts.
+func (o *Observation) EstimateTokens() int {
+	return tokens.Estimate(o.Title + "\n" + o.Subtitle + "\n" + o.Narrative + "\n" + strings.Join(o.Facts, "\n"))
+}
+
+// IndexTerms are the extra words indexed for an observation so that its
+// identifiers match by their parts (text.IndexTerms).
+func (o *Observation) IndexTerms() string {
+	return text.IndexTerms(o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "), strings.Join(o.Concepts, " "))
+}
+
+// EstimateTokens is the token estimate (internal/tokens) of a summary's text.
+func (s *Summary) EstimateTokens() int { return tokens.Estimate(s.Text) }
 
 // CleanList trims items, drops empty ones and repeats, and keeps the order.
 // It never returns nil, so lists encode as [] rather than null.

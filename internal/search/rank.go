@@ -71,21 +71,6 @@ func DefaultRanking() Ranking {
 	}
 }
 
-// Candidate is a row found by full-text search before the final ranking.
-type Candidate struct {
-	Kind    Kind
-	ID      int64
-	Session string
-	Date    time.Time
-	// BM25 is FTS5's bm25() for the query (lower is better, as SQLite gives it).
-	BM25 float64
-	// Neighbor is the best text score (bm25, lower is better) of a top row
-	// next to this one in its session.
-	Neighbor float64
-	// DateFit is DateScore of the row for the query's dates.
-	DateFit float64
-}
-
 // Scored is a candidate with its final score.
 type Scored struct {
 	Candidate

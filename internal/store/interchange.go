@@ -16,6 +16,8 @@ import (
 type ImportResult struct {
 	Added   map[string]int `json:"added"`
 	Skipped map[string]int `json:"skipped"`
+	// Projects counts the records added to each project.
+	Projects map[string]int `json:"projects"`
 }
 
 // Import writes records in one transaction: all of them or, when one is
@@ -93,10 +95,11 @@ func oneBatch(recs []memory.Record, pre []derived) <-chan preparedBatch {
 // channel closes; big says whether the new rows are indexed in one pass at
 // the end (each batch then holds its observations' derived fields).
 func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan preparedBatch, big bool) (ImportResult, error) {
-	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}}
-	count := func(kind string, added bool) {
+	res := ImportResult{Added: map[string]int{}, Skipped: map[string]int{}, Projects: map[string]int{}}
+	count := func(kind, project string, added bool) {
 		if added {
 			res.Added[kind]++
+			res.Projects[project]++
 		} else {
 			res.Skipped[kind]++
 		}
@@ -146,10 +149,12 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 			for i, r := range b.recs {
 				var added bool
 				var err error
+				var project string
 				switch r.Kind {
 				case memory.KindSession:
 					added, err = importSession(ctx, q, *r.Session)
 					projects[r.Session.ID] = r.Session.Project
+					project = r.Session.Project
 					if !added {
 						if s, gerr := getSession(ctx, tx, r.Session.ID); gerr == nil {
 							projects[s.ID] = s.Project
@@ -160,6 +165,7 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 					if o.Project, err = projectOf(r.Line, o.SessionID, o.Project); err != nil {
 						return err
 					}
+					project = o.Project
 					var a Added
 					if b.pre != nil {
 						a, err = insertDerived(ctx, q, &o, b.pre[i])
@@ -175,6 +181,7 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 					if s.Project, err = projectOf(r.Line, s.SessionID, s.Project); err != nil {
 						return err
 					}
+					project = s.Project
 					if added, err = absent(ctx, q, `summaries WHERE uuid = ? OR session_id = ?`, s.UUID, s.SessionID); added {
 						var put memory.Summary
 						if put, err = putSummary(ctx, tx, s, false); err == nil && big {
@@ -186,6 +193,7 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 					if p.Project, err = projectOf(r.Line, p.SessionID, p.Project); err != nil {
 						return err
 					}
+					project = p.Project
 					if added, err = absent(ctx, q, `prompts WHERE uuid = ? OR (session_id = ? AND prompt_number = ?)`,
 						p.UUID, p.SessionID, p.PromptNumber); added {
 						var id int64
@@ -207,7 +215,7 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 					}
 					return &memory.LineError{Line: r.Line, Err: err}
 				}
-				count(r.Kind, added)
+				count(r.Kind, project, added)
 			}
 		}
 		if restore == nil {
@@ -284,8 +292,12 @@ func importSession(ctx context.Context, tx querier, s memory.Session) (bool, err
 	if s.EndedAt != nil {
 		ended = toMillis(*s.EndedAt)
 	}
+	// A session that says when it ended has ended, whatever its status.
 	status := s.Status
-	if status == "" {
+	switch {
+	case s.EndedAt != nil:
+		status = memory.StatusEnded
+	case status == "":
 		status = memory.StatusActive
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, project, agent, agent_type, cwd, parent_id, started_at,

@@ -11,8 +11,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/search"
-	"github.com/memhq/mem/internal/tokens"
 )
 
 // Added is the outcome of storing an observation.
@@ -74,8 +72,8 @@ type derived struct {
 func derive(o *memory.Observation) derived {
 	return derived{
 		hash:   o.Hash(),
-		tokens: tokens.Estimate(o.Title + "\n" + o.Subtitle + "\n" + o.Narrative + "\n" + strings.Join(o.Facts, "\n")),
-		terms:  search.IndexTerms(o.Title, o.Subtitle, o.Narrative, strings.Join(o.Facts, " "), strings.Join(o.Concepts, " ")),
+		tokens: o.EstimateTokens(),
+		terms:  o.IndexTerms(),
 	}
 }
 

@@ -81,7 +81,7 @@ func TestSearchFindsIdentifiersAndPaths(t *testing.T) {
 		{"NOT lock AND errors", "retry"},
 	}
 	for _, tt := range tests {
-		hits, err := db.Search(ctx, search.Query{Text: tt.query, Project: "p1", Kinds: []search.Kind{search.KindObservation}})
+		hits, err := search.Search(ctx, db, search.Query{Text: tt.query, Project: "p1", Kinds: []search.Kind{search.KindObservation}})
 		if err != nil {
 			t.Fatalf("Search(%q): %v", tt.query, err)
 		}
@@ -119,7 +119,7 @@ func TestSearchFilters(t *testing.T) {
 		{"emoji only", search.Query{Text: "🙂", Project: "p1"}, []string{}},
 	}
 	for _, tt := range tests {
-		hits, err := db.Search(ctx, tt.q)
+		hits, err := search.Search(ctx, db, tt.q)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -142,7 +142,7 @@ func TestSearchFilters(t *testing.T) {
 			}
 		}
 	}
-	if _, err := db.Search(ctx, search.Query{Text: "x"}); !memory.IsInvalid(err) {
+	if _, err := search.Search(ctx, db, search.Query{Text: "x"}); !memory.IsInvalid(err) {
 		t.Errorf("search without a scope: %v, want a validation error", err)
 	}
 }
@@ -150,7 +150,7 @@ func TestSearchFilters(t *testing.T) {
 func TestSearchMixesKinds(t *testing.T) {
 	db := openTest(t)
 	seedSearch(t, db)
-	hits, err := db.Search(context.Background(), search.Query{Text: "SQLITE_BUSY hooks", Project: "p1"})
+	hits, err := search.Search(context.Background(), db, search.Query{Text: "SQLITE_BUSY hooks", Project: "p1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,14 +205,14 @@ func FuzzSearch(f *testing.F) {
 	defer db.Close()
 	seedSearch(f, db)
 	f.Fuzz(func(t *testing.T, in string) {
-		hits, err := db.Search(context.Background(), search.Query{Text: in + " backoff", Project: "p1", Limit: 5})
+		hits, err := search.Search(context.Background(), db, search.Query{Text: in + " backoff", Project: "p1", Limit: 5})
 		if err != nil {
 			t.Fatalf("Search(%q): %v", in, err)
 		}
 		if len(hits) == 0 {
 			t.Fatalf("Search(%q + backoff) found nothing", in)
 		}
-		if _, err := db.Search(context.Background(), search.Query{Text: in, Project: "p1"}); err != nil {
+		if _, err := search.Search(context.Background(), db, search.Query{Text: in, Project: "p1"}); err != nil {
 			t.Fatalf("Search(%q): %v", in, err)
 		}
 	})
@@ -250,7 +250,7 @@ func TestPastedLogFindsItsRareWords(t *testing.T) {
 			log.WriteString("2026-03-13T12:40:00Z ERROR worker PriceThumbnail failed: checksum mismatch in ledgerCompaction\n")
 		}
 	}
-	hits, err := db.Search(ctx, search.Query{Text: log.String(), Project: "p", Limit: 5})
+	hits, err := search.Search(ctx, db, search.Query{Text: log.String(), Project: "p", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestSearchFiltersReachPastCommonWords(t *testing.T) {
 			}
 			q := tt.q
 			q.Text, q.Kinds = "deploy", []search.Kind{search.KindObservation}
-			hits, err := db.Search(ctx, q)
+			hits, err := search.Search(ctx, db, q)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,28 +7,29 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/search"
 )
 
-// source is the search.Source of one read-only transaction: the SQL the
-// ranking is built from.
-type source struct {
+// Snapshot is what a search reads (search.Snapshot), from one read-only
+// transaction: the SQL the ranking is built from.
+type Snapshot struct {
 	tx   *sqlx.Tx
 	base scope // the searched query, its file resolved
 }
 
-var _ search.Source = (*source)(nil)
-
 // scope returns q with its file filter resolved, reusing the searched
 // query's ids when q names the same file.
-func (s *source) scope(ctx context.Context, q search.Query) (scope, error) {
+func (s *Snapshot) scope(ctx context.Context, q memory.Query) (scope, error) {
 	if q.File == s.base.File {
 		return scope{Query: q, fileIDs: s.base.fileIDs}, nil
 	}
 	return resolveScope(ctx, s.tx, q)
 }
 
-func (s *source) Match(ctx context.Context, q search.Query, k search.Kind, match string, weights []float64, n int) ([]search.Candidate, error) {
+// Touched reports whether some observation read or modified the query's
+// file (true when it names none).
+func (s *Snapshot) Touched() bool { return s.base.File == "" || s.base.fileIDs != "[]" }
+
+func (s *Snapshot) Match(ctx context.Context, q memory.Query, k memory.Kind, match string, weights []float64, n int) ([]memory.Candidate, error) {
 	sc, err := s.scope(ctx, q)
 	if err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func (s *source) Match(ctx context.Context, q search.Query, k search.Kind, match
 	return candidateRows(rows, k, true)
 }
 
-func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) ([]int64, error) {
+func (s *Snapshot) Newest(ctx context.Context, k memory.Kind, unit string, n int) ([]int64, error) {
 	kt := kindTable(k)
 	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
 		ORDER BY rowid DESC LIMIT ?`, unit, n)
@@ -65,7 +66,7 @@ func (s *source) Newest(ctx context.Context, k search.Kind, unit string, n int) 
 // keeps the first n that pass the filters. With an end date, the walk
 // starts below the newest row of any word that passes the filters: every
 // row above it fails them, however many there are.
-func (s *source) NewestIn(ctx context.Context, q search.Query, k search.Kind, unit string, before int64, n, budget int) ([]search.Candidate, error) {
+func (s *Snapshot) NewestIn(ctx context.Context, q memory.Query, k memory.Kind, unit string, before int64, n, budget int) ([]memory.Candidate, error) {
 	sc, err := s.scope(ctx, q)
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func (s *source) NewestIn(ctx context.Context, q search.Query, k search.Kind, un
 	return candidateRows(rows, k, false)
 }
 
-func (s *source) IDRange(ctx context.Context, k search.Kind) (lo, hi int64, err error) {
+func (s *Snapshot) IDRange(ctx context.Context, k memory.Kind) (lo, hi int64, err error) {
 	kt := kindTable(k)
 	var span struct {
 		Lo int64 `db:"lo"`
@@ -104,7 +105,7 @@ func (s *source) IDRange(ctx context.Context, k search.Kind) (lo, hi int64, err 
 	return span.Lo, span.Hi, nil
 }
 
-func (s *source) Filter(ctx context.Context, q search.Query, k search.Kind, ids []int64) ([]search.Candidate, error) {
+func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, ids []int64) ([]memory.Candidate, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -124,28 +125,28 @@ func (s *source) Filter(ctx context.Context, q search.Query, k search.Kind, ids 
 	return candidateRows(rows, k, false)
 }
 
-func (s *source) Oldest(ctx context.Context, q search.Query, n int) ([]search.Candidate, error) {
+func (s *Snapshot) Oldest(ctx context.Context, q memory.Query, n int) ([]memory.Candidate, error) {
 	sc, err := s.scope(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	where, args := filter(sc, search.KindObservation, "t")
+	where, args := filter(sc, memory.KindObservation, "t")
 	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
 		ORDER BY t.created_at, t.id LIMIT ?`, append(args, n)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing observations: %w", err)
 	}
-	return candidateRows(rows, search.KindObservation, false)
+	return candidateRows(rows, memory.KindObservation, false)
 }
 
-func (s *source) Neighbours(ctx context.Context, q search.Query, c search.Candidate, n int) ([]search.Candidate, error) {
+func (s *Snapshot) Neighbours(ctx context.Context, q memory.Query, c memory.Candidate, n int) ([]memory.Candidate, error) {
 	sc, err := s.scope(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	where, args := filter(sc, search.KindObservation, "t")
+	where, args := filter(sc, memory.KindObservation, "t")
 	ms := toMillis(c.Date)
-	var out []search.Candidate
+	var out []memory.Candidate
 	for _, side := range []string{
 		`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
 		`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
@@ -156,7 +157,7 @@ func (s *source) Neighbours(ctx context.Context, q search.Query, c search.Candid
 		if err != nil {
 			return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 		}
-		near, err := candidateRows(rows, search.KindObservation, false)
+		near, err := candidateRows(rows, memory.KindObservation, false)
 		if err != nil {
 			return nil, err
 		}
@@ -165,20 +166,20 @@ func (s *source) Neighbours(ctx context.Context, q search.Query, c search.Candid
 	return out, nil
 }
 
-func (s *source) Texts(ctx context.Context, k search.Kind, ids []int64) (map[int64]string, error) {
+func (s *Snapshot) Texts(ctx context.Context, k memory.Kind, ids []int64) (map[int64]string, error) {
 	switch k {
-	case search.KindObservation:
+	case memory.KindObservation:
 		obs, err := observationsByID(ctx, s.tx, ids)
 		if err != nil {
 			return nil, err
 		}
-		return textsOf(obs, observationText), nil
-	case search.KindSummary:
+		return textsOf(obs, func(o memory.Observation) string { return o.SearchText() }), nil
+	case memory.KindSummary:
 		sums, err := summariesByID(ctx, s.tx, ids)
 		if err != nil {
 			return nil, err
 		}
-		return textsOf(sums, summaryText), nil
+		return textsOf(sums, func(m memory.Summary) string { return m.SearchText() }), nil
 	default:
 		ps, err := promptsByID(ctx, s.tx, ids)
 		if err != nil {
@@ -198,13 +199,13 @@ func textsOf[T any](recs map[int64]T, text func(T) string) map[int64]string {
 }
 
 // kindTable names the table and full-text index of kind k.
-func kindTable(k search.Kind) (kt struct{ table, fts string }) {
+func kindTable(k memory.Kind) (kt struct{ table, fts string }) {
 	switch k {
-	case search.KindObservation:
+	case memory.KindObservation:
 		kt.table, kt.fts = "observations", "observations_fts"
-	case search.KindSummary:
+	case memory.KindSummary:
 		kt.table, kt.fts = "summaries", "summaries_fts"
-	case search.KindPrompt:
+	case memory.KindPrompt:
 		kt.table, kt.fts = "prompts", "prompts_fts"
 	}
 	return kt

@@ -53,7 +53,7 @@ func TestNewestInLooksAtABudgetOfRows(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				src := &source{tx: tx, base: sc}
+				src := &Snapshot{tx: tx, base: sc}
 				got, err = src.NewestIn(ctx, tt.q, search.KindObservation, "deploy", 36, 5, tt.budget)
 				return err
 			})

@@ -19,6 +19,7 @@ type ProjectStats struct {
 // Stats describes the whole database.
 type Stats struct {
 	Path         string         `json:"path"`
+	Project      string         `json:"project,omitempty"` // the project counted; empty: every project
 	SizeBytes    int64          `json:"size_bytes"`
 	WALBytes     int64          `json:"wal_bytes"`
 	Sessions     int            `json:"sessions"`
@@ -30,7 +31,7 @@ type Stats struct {
 
 // Stats counts sessions, observations, summaries and prompts per project.
 func (db *DB) Stats(ctx context.Context, project string) (Stats, error) {
-	st := Stats{Path: db.path, Projects: []ProjectStats{}}
+	st := Stats{Path: db.path, Project: project, Projects: []ProjectStats{}}
 	st.SizeBytes = fileSize(db.path)
 	st.WALBytes = fileSize(db.path + "-wal")
 	q := `SELECT s.project AS project, count(*) AS sessions,

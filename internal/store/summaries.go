@@ -11,7 +11,6 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/tokens"
 )
 
 // PutSummary stores the summary of a session, replacing the one it had. The
@@ -46,7 +45,7 @@ func putSummary(ctx context.Context, tx *sqlx.Tx, s memory.Summary, replace bool
 		s.Generator = "extractive"
 	}
 	if s.TokenCount == 0 {
-		s.TokenCount = tokens.Estimate(s.Text)
+		s.TokenCount = s.EstimateTokens()
 	}
 	s.Concepts = memory.CleanList(s.Concepts)
 	s.Files = memory.CleanList(s.Files)

@@ -7,17 +7,16 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/memhq/mem/internal/memory"
-	"github.com/memhq/mem/internal/search"
 )
 
 // Timeline returns the prompts and observations of a session in order:
 // around an observation (Before entries before it, After after it, the
 // observation marked as anchor) or, without one, the session from its start.
-func (db *DB) Timeline(ctx context.Context, q search.TimelineQuery) ([]search.Hit, error) {
+func (db *DB) Timeline(ctx context.Context, q memory.TimelineQuery) ([]memory.Hit, error) {
 	if q.Before < 0 || q.After < 0 {
 		return nil, memory.Invalid("before/after", "numbers >= 0", fmt.Sprint(q.Before, " ", q.After))
 	}
-	var hits []search.Hit
+	var hits []memory.Hit
 	err := db.read(ctx, func(tx *sqlx.Tx) error {
 		session := q.SessionID
 		if q.Around > 0 {
@@ -30,7 +29,7 @@ func (db *DB) Timeline(ctx context.Context, q search.TimelineQuery) ([]search.Hi
 		} else if _, err := getSession(ctx, tx, session); err != nil {
 			return err
 		}
-		var entries []search.Scored
+		var entries []memory.Candidate
 		rows, err := tx.QueryContext(ctx, `SELECT kind, id, created_at FROM (
 				SELECT 'observation' AS kind, 1 AS ord, id, created_at FROM observations WHERE session_id = ?
 				UNION ALL SELECT 'prompt', 0, id, created_at FROM prompts WHERE session_id = ?)
@@ -41,14 +40,14 @@ func (db *DB) Timeline(ctx context.Context, q search.TimelineQuery) ([]search.Hi
 		defer rows.Close()
 		anchor := -1
 		for rows.Next() {
-			var e search.Scored
+			var e memory.Candidate
 			var kind string
 			var ms int64
 			if err := rows.Scan(&kind, &e.ID, &ms); err != nil {
 				return err
 			}
-			e.Kind, e.Session, e.Date = search.Kind(kind), session, fromMillis(ms)
-			if e.Kind == search.KindObservation && e.ID == q.Around {
+			e.Kind, e.Session, e.Date = memory.Kind(kind), session, fromMillis(ms)
+			if e.Kind == memory.KindObservation && e.ID == q.Around {
 				anchor = len(entries)
 			}
 			entries = append(entries, e)
@@ -63,13 +62,12 @@ func (db *DB) Timeline(ctx context.Context, q search.TimelineQuery) ([]search.Hi
 		case q.After > 0:
 			to = min(len(entries), q.After)
 		}
-		to = min(to, from+search.MaxLimit)
-		hits, err = loadHits(ctx, tx, entries[from:to], nil)
+		to = min(to, from+memory.MaxLimit)
+		hits, err = loadHits(ctx, tx, entries[from:to])
 		if err != nil {
 			return err
 		}
 		for i := range hits {
-			hits[i].Snippet = ""
 			hits[i].Anchor = anchor >= 0 && from+i == anchor
 		}
 		return nil

@@ -192,3 +192,33 @@ func (db *DB) RecentSessions(ctx context.Context, limit int) ([]memory.Session, 
 	}
 	return toRecords(rows, sessionRow.session), nil
 }
+
+// AgentActivity is what the sessions say of one agent's hooks.
+type AgentActivity struct {
+	Agent     string    `json:"agent"`
+	Sessions  int       `json:"sessions"`
+	LastEvent time.Time `json:"last_event"`
+}
+
+// Agents lists each agent that recorded sessions, with the time of its
+// newest event, most recent first.
+func (db *DB) Agents(ctx context.Context) ([]AgentActivity, error) {
+	type row struct {
+		Agent string `db:"agent"`
+		N     int    `db:"n"`
+		Last  int64  `db:"last"`
+	}
+	var rows []row
+	err := db.read(ctx, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &rows, `SELECT agent, count(*) AS n, max(last_activity_at) AS last
+			FROM sessions WHERE agent != '' GROUP BY agent ORDER BY last DESC, agent`)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing agents: %w", err)
+	}
+	out := make([]AgentActivity, len(rows))
+	for i, r := range rows {
+		out[i] = AgentActivity{Agent: r.Agent, Sessions: r.N, LastEvent: fromMillis(r.Last)}
+	}
+	return out, nil
+}

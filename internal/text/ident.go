@@ -1,6 +1,9 @@
 package text
 
-import "unicode"
+import (
+	"strings"
+	"unicode"
+)
 
 // SplitIdent splits an identifier at lower-to-upper and letter-digit
 // boundaries and before the last capital of an acronym, in any script:
@@ -22,4 +25,32 @@ func SplitIdent(w string) []string {
 		}
 	}
 	return append(parts, string(rs[start:]))
+}
+
+// IndexTerms returns the extra words to index for text so that identifiers
+// match by their parts: "parseDSN" adds "parse dsn", "OrderService" adds
+// "order service". Words that do not split are not repeated.
+func IndexTerms(texts ...string) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, t := range texts {
+		for _, w := range strings.FieldsFunc(t, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}) {
+			parts := SplitIdent(w)
+			if len(parts) < 2 {
+				continue
+			}
+			key := strings.ToLower(w)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(strings.ToLower(strings.Join(parts, " ")))
+		}
+	}
+	return b.String()
 }

@@ -109,3 +109,19 @@ func TestEscapeXMLRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexTerms(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"call parseDSN"}, "parse dsn"},
+		{[]string{"OrderService.save", "orderService again"}, "order service"}, // once, whatever the case
+		{[]string{"OrderService", "OrderService"}, "order service"},
+		{[]string{"plain words only"}, ""},
+	} {
+		if got := IndexTerms(tc.in...); got != tc.want {
+			t.Errorf("IndexTerms(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -50,9 +50,9 @@ type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 }
 
-// Searcher searches memory; the store satisfies it.
+// Searcher searches memory, ranked by r; search.Over gives one of a store.
 type Searcher interface {
-	Search(ctx context.Context, q search.Query) ([]search.Hit, error)
+	Search(ctx context.Context, q search.Query, r search.Ranking) ([]search.Hit, error)
 }
 
 // Checker tells how the files observations cite stand against the work
@@ -325,8 +325,8 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 		}
 	}
 	q := search.Query{Text: strings.Join(texts, " "), Project: s.Project, Kinds: []search.Kind{search.KindObservation},
-		Limit: maxSearchHits, Ranking: promptRanking()}
-	hits, err := e.Search.Search(ctx, q)
+		Limit: maxSearchHits}
+	hits, err := e.Search.Search(ctx, q, promptRanking())
 	if err != nil {
 		return nil, fmt.Errorf("searching memory for %q: %w", q.Text, err)
 	}
@@ -388,12 +388,12 @@ func TermWeights(terms []string, docs []string) map[string]float64 {
 // promptRanking is mem search's ranking without the session-summary and
 // neighbour terms: a prompt's triggers name things (identifiers, files)
 // rather than ask open questions, and the hook must answer in milliseconds.
-func promptRanking() *search.Ranking {
+func promptRanking() search.Ranking {
 	r := search.DefaultRanking()
 	r.SessionWeight, r.SessionExpand = 0, 0
 	r.Neighbors, r.NeighborDocs, r.NeighborWeight = 0, 0, 0
 	r.Candidates = 50
-	return &r
+	return r
 }
 
 // Relevance scores a search hit for a trigger on 0..1: the weighted share

@@ -23,9 +23,9 @@ type countingSearch struct {
 	queries []string
 }
 
-func (c *countingSearch) Search(ctx context.Context, q search.Query) ([]search.Hit, error) {
+func (c *countingSearch) Search(ctx context.Context, q search.Query, r search.Ranking) ([]search.Hit, error) {
 	c.queries = append(c.queries, q.Text)
-	return c.db.Search(ctx, q)
+	return search.SearchWith(ctx, c.db, q, r)
 }
 
 type fixture struct {

@@ -166,7 +166,7 @@ func (s *Server) project(w http.ResponseWriter, r *http.Request) {
 	p.Form = form
 	status := http.StatusOK
 	if err == nil {
-		p.Hits, err = s.o.DB.Search(ctx, q)
+		p.Hits, err = search.Search(ctx, s.o.DB, q)
 	}
 	switch {
 	case memory.IsInvalid(err):

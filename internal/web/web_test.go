@@ -299,11 +299,11 @@ func TestEditGoesThroughThePrivacyFilterAndTheIndex(t *testing.T) {
 	if o.Narrative != before[0].Narrative {
 		t.Errorf("an unchanged narrative was rewritten: %q", o.Narrative)
 	}
-	hits, err := f.db.Search(ctx, search.Query{Text: "narwhal", Project: testProject})
+	hits, err := search.Search(ctx, f.db, search.Query{Text: "narwhal", Project: testProject})
 	if err != nil || len(hits) == 0 || hits[0].ID != f.ids[0] {
 		t.Errorf("the index does not have the new title: %v %v", hits, err)
 	}
-	if hits, _ := f.db.Search(ctx, search.Query{Text: "hunter2", Project: testProject}); len(hits) != 0 {
+	if hits, _ := search.Search(ctx, f.db, search.Query{Text: "hunter2", Project: testProject}); len(hits) != 0 {
 		t.Errorf("the private part was stored")
 	}
 
@@ -333,7 +333,7 @@ func TestForgetDeletesLikeTheCLI(t *testing.T) {
 	if _, err := f.db.Observations(ctx, []int64{f.ids[2]}); err == nil {
 		t.Error("still stored")
 	}
-	if hits, _ := f.db.Search(ctx, search.Query{Text: "walrus", Project: testProject}); len(hits) != 0 {
+	if hits, _ := search.Search(ctx, f.db, search.Query{Text: "walrus", Project: testProject}); len(hits) != 0 {
 		t.Errorf("still found by search: %v", hits)
 	}
 	if w := f.do(t, "POST", "/obs/3/forget", f.form(url.Values{}), nil); w.Code != 404 {

@@ -112,8 +112,8 @@ func (e *evaluation) measure(ctx context.Context, r search.Ranking, misses int) 
 	for i, q := range e.qs {
 		c := e.convs[q.conv]
 		start := time.Now()
-		hits, err := e.db.Search(ctx, search.Query{Text: q.Text, Project: "locomo/" + c.ID,
-			Kinds: []search.Kind{search.KindObservation}, Limit: 50, Ranking: &r})
+		hits, err := search.SearchWith(ctx, e.db, search.Query{Text: q.Text, Project: "locomo/" + c.ID,
+			Kinds: []search.Kind{search.KindObservation}, Limit: 50}, r)
 		if err != nil {
 			return nil, nil, fmt.Errorf("question %q: %w", q.Text, err)
 		}

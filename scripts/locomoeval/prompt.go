@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
@@ -42,7 +43,7 @@ type promptRun struct {
 func (e *evaluation) promptTurn(ctx context.Context, fn hook.ContextFunc, room int, project, id, prompt string) (promptRun, error) {
 	start := time.Now()
 	block, err := fn(ctx, e.db, hook.ContextTurn{Session: memory.Session{ID: id, Project: project},
-		Event: hook.Event{Agent: hook.AgentClaude, Kind: hook.KindPrompt, SessionID: id, Prompt: privacy.Filter(prompt)},
+		Event: hook.Event{Agent: agent.ClaudeCode, Kind: hook.KindPrompt, SessionID: id, Prompt: privacy.Filter(prompt)},
 		Room:  room})
 	r := promptRun{block: block, took: time.Since(start)}
 	if err != nil {

@@ -1,4 +1,4 @@
-package hook
+package agent
 
 import (
 	"bytes"
@@ -36,10 +36,10 @@ func (e claudeEvent) call() capture.Call {
 	return capture.Call{Tool: text(e.ToolName), Input: e.ToolInput, Response: e.ToolResponse, Error: text(e.Error)}
 }
 
-// Claude returns the adapter for Claude Code's hook protocol, which Codex CLI
+// newClaude returns the adapter for Claude Code's hook protocol, which Codex CLI
 // shares: agent is the name sessions.agent records, projectEnv the variable
 // that names the project root ("" when the agent sets none).
-func Claude(agent, projectEnv string) Adapter { return claude{agent: agent, projectEnv: projectEnv} }
+func newClaude(agent, projectEnv string) Adapter { return claude{agent: agent, projectEnv: projectEnv} }
 
 func (c claude) Agent() string { return c.agent }
 
@@ -49,7 +49,7 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 		return Event{}, err
 	}
 	ev := e.event(c.agent)
-	if c.agent == AgentClaude && e.Timestamp != nil && getenv("COPILOT_CLI") != "" {
+	if c.agent == ClaudeCode && e.Timestamp != nil && getenv("COPILOT_CLI") != "" {
 		// Copilot CLI runs a project's .claude hooks too, after its own,
 		// with its own payload: the event is Copilot's, and `mem hook
 		// copilot` records it. Taken here as well, it would be recorded
@@ -58,7 +58,7 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 		return ev, nil
 	}
 	ev.AgentType = text(e.AgentType)
-	ev.ContextAfterTool = c.agent == AgentClaude && ev.Kind == KindTool // Codex takes none there
+	ev.ContextAfterTool = c.agent == ClaudeCode && ev.Kind == KindTool // Codex takes none there
 	if c.projectEnv != "" {
 		ev.ProjectDir = getenv(c.projectEnv)
 	}
@@ -75,7 +75,7 @@ func (c claude) Decode(data []byte, getenv func(string) string) (Event, error) {
 		}
 	case "Stop":
 		ev.Message = text(e.LastMessage)
-		if c.agent == AgentCodex {
+		if c.agent == Codex {
 			ev.Transcript, ev.TurnID = text(e.Transcript), text(e.TurnID)
 		}
 	case "SubagentStop":

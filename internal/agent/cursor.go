@@ -1,10 +1,10 @@
-package hook
+package agent
 
 import "encoding/json"
 
-// AgentCursor is Cursor (the editor's agent and cursor-agent) in
+// Cursor is Cursor (the editor's agent and cursor-agent) in
 // sessions.agent.
-const AgentCursor = "cursor"
+const Cursor = "cursor"
 
 // cursor speaks Cursor's hook protocol (cursor.com/docs/agent/hooks): every
 // event carries hook_event_name, conversation_id and workspace_roots;
@@ -28,10 +28,10 @@ type cursorEvent struct {
 	Trigger        json.RawMessage `json:"trigger"`
 }
 
-// Cursor returns the adapter for Cursor's hook protocol.
-func Cursor() Adapter { return cursor{} }
+// newCursor returns the adapter for Cursor's hook protocol.
+func newCursor() Adapter { return cursor{} }
 
-func (cursor) Agent() string { return AgentCursor }
+func (cursor) Agent() string { return Cursor }
 
 func (cursor) Decode(data []byte, getenv func(string) string) (Event, error) {
 	var e cursorEvent
@@ -40,7 +40,7 @@ func (cursor) Decode(data []byte, getenv func(string) string) (Event, error) {
 	}
 	// A conversation is a session; sessionStart and sessionEnd also carry
 	// its id as session_id.
-	ev := Event{Agent: AgentCursor, Name: text(e.Event), SessionID: text(e.ConversationID), Cwd: text(e.Cwd),
+	ev := Event{Agent: Cursor, Name: text(e.Event), SessionID: text(e.ConversationID), Cwd: text(e.Cwd),
 		ProjectDir: getenv("CURSOR_PROJECT_DIR")}
 	if ev.SessionID == "" {
 		ev.SessionID = text(e.SessionID)

@@ -1,4 +1,4 @@
-package hook
+package agent
 
 import (
 	"reflect"
@@ -30,7 +30,7 @@ func TestAdaptersSayHowTheirAgentCompacts(t *testing.T) {
 		{"opencode", `{"event":"compacting","sessionID":"s"}`, false, true},
 		{"opencode", `{"event":"chat.message","sessionID":"s","text":"p"}`, false, false},
 	} {
-		ev, err := Adapters()[tc.agent].Decode([]byte(tc.event), func(string) string { return "" })
+		ev, err := lookup(t, tc.agent).Adapter.Decode([]byte(tc.event), func(string) string { return "" })
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.agent, tc.event, err)
 		}
@@ -59,7 +59,7 @@ func TestAdaptersSayWhereToolContextGoes(t *testing.T) {
 		{"cursor", `{"hook_event_name":"afterFileEdit","conversation_id":"s","file_path":"/w/a.go"}`, false},
 		{"opencode", `{"event":"tool.execute.after","sessionID":"s","tool":"read"}`, false},
 	} {
-		ev, err := Adapters()[tc.agent].Decode([]byte(tc.event), func(string) string { return "" })
+		ev, err := lookup(t, tc.agent).Adapter.Decode([]byte(tc.event), func(string) string { return "" })
 		if err != nil {
 			t.Fatalf("%s %s: %v", tc.agent, tc.event, err)
 		}
@@ -98,7 +98,7 @@ func TestClaudeAndCopilotDecodeApart(t *testing.T) {
 		for _, a := range []struct {
 			adapter Adapter
 			want    Event
-		}{{Claude(AgentClaude, "CLAUDE_PROJECT_DIR"), tc.claude}, {Copilot(), tc.copilot}} {
+		}{{newClaude(ClaudeCode, "CLAUDE_PROJECT_DIR"), tc.claude}, {newCopilot(), tc.copilot}} {
 			got, err := a.adapter.Decode([]byte(tc.event), getenv)
 			if err != nil {
 				t.Fatal(err)
@@ -112,8 +112,8 @@ func TestClaudeAndCopilotDecodeApart(t *testing.T) {
 	// A tool's result: Claude's tool_response, Copilot's tool_result.
 	ev := `{"hook_event_name":"PostToolUseFailure","session_id":"s","tool_name":"Bash","tool_input":{"command":"x"},` +
 		`"tool_response":{"exit_code":3},"tool_result":{"result_type":"failure","text_result_for_llm":"boom"},"error":"e"}`
-	c, _ := Claude(AgentClaude, "").Decode([]byte(ev), getenv)
-	p, _ := Copilot().Decode([]byte(ev), getenv)
+	c, _ := newClaude(ClaudeCode, "").Decode([]byte(ev), getenv)
+	p, _ := newCopilot().Decode([]byte(ev), getenv)
 	if string(c.Call.Response) != `{"exit_code":3}` || string(p.Call.Response) != `{"output":"boom"}` {
 		t.Errorf("responses: claude %s, copilot %s", c.Call.Response, p.Call.Response)
 	}
@@ -136,11 +136,11 @@ func TestClaudeLeavesCopilotsEventsToCopilot(t *testing.T) {
 		event, env string
 		want       Kind
 	}{
-		{Claude(AgentClaude, "CLAUDE_PROJECT_DIR"), copilot, "1", KindIgnored},
-		{Claude(AgentClaude, "CLAUDE_PROJECT_DIR"), copilot, "", KindPrompt},
-		{Claude(AgentClaude, "CLAUDE_PROJECT_DIR"), claude, "1", KindPrompt},
-		{Claude(AgentCodex, ""), copilot, "1", KindPrompt},
-		{Copilot(), copilot, "1", KindPrompt},
+		{newClaude(ClaudeCode, "CLAUDE_PROJECT_DIR"), copilot, "1", KindIgnored},
+		{newClaude(ClaudeCode, "CLAUDE_PROJECT_DIR"), copilot, "", KindPrompt},
+		{newClaude(ClaudeCode, "CLAUDE_PROJECT_DIR"), claude, "1", KindPrompt},
+		{newClaude(Codex, ""), copilot, "1", KindPrompt},
+		{newCopilot(), copilot, "1", KindPrompt},
 	} {
 		ev, err := tc.adapter.Decode([]byte(tc.event), func(k string) string {
 			if k == "COPILOT_CLI" {

@@ -1,4 +1,4 @@
-package hook
+package agent
 
 import "encoding/json"
 
@@ -22,17 +22,17 @@ type opencodeEvent struct {
 	Message   json.RawMessage `json:"message"`
 }
 
-// OpenCode returns the adapter for mem's OpenCode plugin.
-func OpenCode() Adapter { return opencode{} }
+// newOpenCode returns the adapter for mem's OpenCode plugin.
+func newOpenCode() Adapter { return opencode{} }
 
-func (opencode) Agent() string { return AgentOpenCode }
+func (opencode) Agent() string { return OpenCode }
 
 func (opencode) Decode(data []byte, _ func(string) string) (Event, error) {
 	var e opencodeEvent
 	if err := decodeLenient(data, &e); err != nil {
 		return Event{}, err
 	}
-	ev := Event{Agent: AgentOpenCode, Name: text(e.Event), SessionID: text(e.SessionID), ParentID: text(e.ParentID),
+	ev := Event{Agent: OpenCode, Name: text(e.Event), SessionID: text(e.SessionID), ParentID: text(e.ParentID),
 		Cwd: text(e.Directory), ProjectDir: text(e.Directory), AgentType: text(e.Agent)}
 	switch ev.Name {
 	case "session.created":

@@ -1,4 +1,4 @@
-package hook
+package agent
 
 import (
 	"encoding/json"
@@ -18,7 +18,8 @@ func FuzzAdapters(f *testing.F) {
 	f.Add([]byte(`[]`), "")
 	f.Fuzz(func(t *testing.T, data []byte, context string) {
 		getenv := func(string) string { return "" }
-		for name, a := range Adapters() {
+		for _, ag := range All() {
+			name, a := ag.Name, ag.Adapter
 			ev, err := a.Decode(data, getenv)
 			if err != nil {
 				continue

@@ -1,4 +1,4 @@
-package hook
+package agent
 
 import "encoding/json"
 
@@ -12,17 +12,17 @@ type geminiEvent struct {
 	Trigger        json.RawMessage `json:"trigger"`
 }
 
-// Gemini returns the adapter for Gemini CLI's hook protocol.
-func Gemini() Adapter { return gemini{} }
+// newGemini returns the adapter for Gemini CLI's hook protocol.
+func newGemini() Adapter { return gemini{} }
 
-func (gemini) Agent() string { return AgentGemini }
+func (gemini) Agent() string { return Gemini }
 
 func (gemini) Decode(data []byte, getenv func(string) string) (Event, error) {
 	var e geminiEvent
 	if err := decodeLenient(data, &e); err != nil {
 		return Event{}, err
 	}
-	ev := Event{Agent: AgentGemini, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
+	ev := Event{Agent: Gemini, Name: text(e.Event), SessionID: text(e.SessionID), Cwd: text(e.Cwd),
 		Source: text(e.Source), ProjectDir: getenv("GEMINI_PROJECT_DIR")}
 	if ev.Source == "" {
 		ev.Source = text(e.Trigger)

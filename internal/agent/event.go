@@ -1,10 +1,11 @@
-// Package hook connects editors to mem: one adapter per agent decodes the
-// event an editor writes on stdin (leniently: unknown fields are ignored and
-// missing ones tolerated), a Handler does what the event calls for, and the
-// adapter encodes the reply the editor expects. Run wraps it all so that a
-// hook never fails the editor: it always answers in time, with a valid reply
-// or nothing.
-package hook
+// Package agent is what mem knows of each agent it works with below the
+// hook and the installer: the registry of agents (names, aliases) and, for
+// each, the adapter that speaks its hook protocol. An adapter decodes the
+// event an editor writes on stdin into an Event (leniently: unknown fields
+// are ignored and missing ones tolerated) and encodes the Reply the editor
+// expects; internal/hook handles the event, internal/install writes the
+// agent's settings.
+package agent
 
 import (
 	"encoding/json"
@@ -32,10 +33,10 @@ const (
 
 // Agent names, as stored in sessions.agent.
 const (
-	AgentClaude   = "claude-code"
-	AgentCodex    = "codex"
-	AgentGemini   = "gemini"
-	AgentOpenCode = "opencode"
+	ClaudeCode = "claude-code"
+	Codex      = "codex"
+	Gemini     = "gemini"
+	OpenCode   = "opencode"
 )
 
 // Event is an editor event in mem's terms.

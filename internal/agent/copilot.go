@@ -1,4 +1,4 @@
-package hook
+package agent
 
 import (
 	"encoding/json"
@@ -7,8 +7,8 @@ import (
 	"github.com/memhq/mem/internal/lazy"
 )
 
-// AgentCopilot is GitHub Copilot CLI in sessions.agent.
-const AgentCopilot = "copilot"
+// Copilot is GitHub Copilot CLI in sessions.agent.
+const Copilot = "copilot"
 
 // copilot speaks GitHub Copilot CLI's hook protocol in the form its
 // PascalCase event names select (SessionStart, UserPromptSubmit,
@@ -25,10 +25,10 @@ type copilotEvent struct {
 	Trigger    json.RawMessage `json:"trigger"`
 }
 
-// Copilot returns the adapter for GitHub Copilot CLI's hook protocol.
-func Copilot() Adapter { return copilot{} }
+// newCopilot returns the adapter for GitHub Copilot CLI's hook protocol.
+func newCopilot() Adapter { return copilot{} }
 
-func (copilot) Agent() string { return AgentCopilot }
+func (copilot) Agent() string { return Copilot }
 
 func (copilot) Decode(data []byte, _ func(string) string) (Event, error) {
 	var e copilotEvent
@@ -38,7 +38,7 @@ func (copilot) Decode(data []byte, _ func(string) string) (Event, error) {
 	// Claude's events (SessionStart's source is startup, resume or new),
 	// less Claude's subagents, agent type and last message (Copilot gives
 	// none), and with Copilot's tool result.
-	ev := e.event(AgentCopilot)
+	ev := e.event(Copilot)
 	switch ev.Kind {
 	case KindTool:
 		ev.Call.Response = copilotResult(e.ToolResult)
