@@ -67,7 +67,7 @@ CREATE TABLE observations (
     content_hash   TEXT NOT NULL,
     token_count    INTEGER NOT NULL DEFAULT 0,
     search_terms   TEXT NOT NULL DEFAULT '',
-    created_at     INTEGER NOT NULL, superseded_by INTEGER REFERENCES observations (id) ON DELETE SET NULL,
+    created_at     INTEGER NOT NULL, superseded_by INTEGER REFERENCES observations (id) ON DELETE SET NULL, occurrences INTEGER NOT NULL DEFAULT 1,
     UNIQUE (session_id, content_hash)
 );
 

@@ -35,7 +35,11 @@ CREATE TABLE file_checks (
 ALTER TABLE observations ADD COLUMN superseded_by INTEGER REFERENCES observations (id) ON DELETE SET NULL;
 CREATE INDEX observations_superseded_by ON observations (superseded_by) WHERE superseded_by IS NOT NULL;
 
+-- Near-duplicates are consolidated into one record that counts them.
+ALTER TABLE observations ADD COLUMN occurrences INTEGER NOT NULL DEFAULT 1;
+
 -- +goose Down
+ALTER TABLE observations DROP COLUMN occurrences;
 DROP INDEX observations_superseded_by;
 ALTER TABLE observations DROP COLUMN superseded_by;
 DROP TABLE file_checks;

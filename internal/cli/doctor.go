@@ -65,7 +65,8 @@ file yet, it says so and creates none.`,
 			if err != nil {
 				activity = nil // an older or busy database: the wiring is still told
 			}
-			checks := append(append(append(db.Doctor(ctx), spoolCheck(db.Path())), agentChecks(app, activity)...), trust...)
+			checks := append(append(append(append(db.Doctor(ctx), spoolCheck(db.Path())), retentionCheck(ctx, app, db)),
+				agentChecks(app, activity)...), trust...)
 			healthy := checksOK(checks)
 			if app.JSON {
 				if err := PrintJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {

@@ -152,6 +152,9 @@ func writeStanding(w io.Writer, o memory.Observation, chain []int64) {
 			fmt.Fprintf(w, "  %s: %s\n", f.Path, f.State)
 		}
 	}
+	if o.Merged > 0 {
+		field(w, "seen", fmt.Sprintf("%d times (near-duplicates folded into it)", o.Merged+1))
+	}
 	if o.SupersededBy > 0 {
 		field(w, "retired", fmt.Sprintf("corrected by #%d", o.SupersededBy))
 	}

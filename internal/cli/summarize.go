@@ -16,6 +16,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/progress"
+	"github.com/memhq/mem/internal/retain"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
@@ -157,6 +158,11 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 			return nil
 		}
 		out.Report = &rep
+		ret, err := retain.Run(ctx, db, retentionPolicy(app.Config()), app.Now(), o.DryRun)
+		if err != nil {
+			return err
+		}
+		out.Retention = &ret
 		if !o.DryRun {
 			backgroundSync(ctx, app) // the nightly job: the new summaries go to the team too
 		}
@@ -175,6 +181,9 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	if out.Report != nil && out.Report.DryRun {
 		for _, s := range out.Report.Sessions {
 			fmt.Fprintf(app.Text(), "%s\t%s\n", s.ID, s.Reason)
+		}
+		for _, id := range out.Retention.IDs {
+			fmt.Fprintf(app.Text(), "#%d\twould be forgotten or folded\n", id)
 		}
 	}
 	fmt.Fprintln(app.Out, out.line())
@@ -244,6 +253,7 @@ func (q summarizeQueue) Pending(ctx context.Context, idleBefore time.Time, upgra
 type summarizeReport struct {
 	*summarize.Report
 	Maintenance   *store.MaintainReport `json:"maintenance,omitempty"`
+	Retention     *retain.Report        `json:"retention,omitempty"`
 	ElapsedMillis int64                 `json:"elapsed_ms"`
 }
 
@@ -279,6 +289,9 @@ func (r summarizeReport) line() string {
 			}
 			parts = append(parts, p)
 		}
+	}
+	if r.Retention != nil && r.Retention.Total()+r.Retention.Quoted > 0 {
+		parts = append(parts, retentionLine(*r.Retention))
 	}
 	if m := r.Maintenance; m != nil {
 		wal := "WAL truncated"

@@ -101,3 +101,25 @@ func (s Standing) Note() string {
 	}
 	return word + ": " + strings.Join(parts, ", ")
 }
+
+// Quotes reports whether a summary quotes an observation's title: its
+// first 40 bytes, or its head before a colon (summaries shorten what
+// follows, "Edited a.go: x := 1 → x := 2").
+func (s *Summary) Quotes(title string) bool {
+	title = strings.TrimSpace(title)
+	keys := []string{title}
+	if len(title) > 40 {
+		keys[0] = strings.ToValidUTF8(title[:40], "")
+	}
+	if head, _, ok := strings.Cut(title, ": "); ok && len(head) >= 12 {
+		keys = append(keys, head+": ")
+	}
+	for _, f := range []string{s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions, s.Text} {
+		for _, k := range keys {
+			if k != "" && strings.Contains(f, k) {
+				return true
+			}
+		}
+	}
+	return false
+}

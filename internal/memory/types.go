@@ -52,6 +52,8 @@ type Observation struct {
 	CreatedAt     time.Time `json:"created_at"`
 	// SupersededBy is the correction that retired this record (0: current).
 	SupersededBy int64 `json:"superseded_by,omitempty"`
+	// Merged counts the near-duplicates consolidated into it.
+	Merged int `json:"merged,omitempty"`
 	// Supersedes is the record this one corrects, when it is stored.
 	Supersedes int64 `json:"supersedes,omitempty"`
 	// Citations are the files it cites as they were when it was made; read

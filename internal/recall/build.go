@@ -483,7 +483,7 @@ func checkCitations(ctx context.Context, ck Checker, res *Result, current, index
 	for _, it := range summaries {
 		var files []memory.FileState
 		for _, o := range moved[it.sum.SessionID] {
-			if quotes(it.sum, o.obs.Title) {
+			if it.sum.Quotes(o.obs.Title) {
 				for _, f := range standing[o.obs.ID].Moved() {
 					if !slices.Contains(files, f) {
 						files = append(files, f)
@@ -519,7 +519,7 @@ func markRetired(ctx context.Context, rs RetiredSource, summaries []*item) error
 	for _, it := range summaries {
 		var refs []string
 		for _, o := range retired {
-			if o.SessionID == it.sum.SessionID && quotes(it.sum, o.Title) {
+			if o.SessionID == it.sum.SessionID && it.sum.Quotes(o.Title) {
 				refs = append(refs, fmt.Sprintf("#%d (see #%d)", o.ID, o.SupersededBy))
 			}
 		}
@@ -528,26 +528,4 @@ func markRetired(ctx context.Context, rs RetiredSource, summaries []*item) error
 		}
 	}
 	return nil
-}
-
-// quotes reports whether a summary quotes an observation's title: its
-// first 40 bytes, or its head before a colon (summaries shorten what
-// follows, "Edited a.go: x := 1 → x := 2").
-func quotes(s *memory.Summary, title string) bool {
-	title = strings.TrimSpace(title)
-	keys := []string{title}
-	if len(title) > 40 {
-		keys[0] = strings.ToValidUTF8(title[:40], "")
-	}
-	if head, _, ok := strings.Cut(title, ": "); ok && len(head) >= 12 {
-		keys = append(keys, head+": ")
-	}
-	for _, f := range []string{s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions, s.Text} {
-		for _, k := range keys {
-			if k != "" && strings.Contains(f, k) {
-				return true
-			}
-		}
-	}
-	return false
 }

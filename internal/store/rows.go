@@ -118,11 +118,12 @@ type observationRow struct {
 	TokenCount    int    `db:"token_count"`
 	CreatedAt     int64  `db:"created_at"`
 	SupersededBy  *int64 `db:"superseded_by"`
+	Occurrences   int    `db:"occurrences"`
 }
 
 const observationCols = `id, uuid, session_id, project, type, title, subtitle, narrative, facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at, superseded_by`
+	token_count, created_at, superseded_by, occurrences`
 
 func (r observationRow) observation() memory.Observation {
 	return memory.Observation{
@@ -132,6 +133,7 @@ func (r observationRow) observation() memory.Observation {
 		FilesModified: decodeList(r.FilesModified), AgentType: r.AgentType, ToolName: r.ToolName,
 		PromptNumber: r.PromptNumber, ContentHash: r.ContentHash, TokenCount: r.TokenCount,
 		CreatedAt: fromMillis(r.CreatedAt), SupersededBy: deref(r.SupersededBy),
+		Merged: r.Occurrences - 1,
 	}
 }
 
