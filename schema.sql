@@ -15,16 +15,9 @@ CREATE TABLE citations (
     hash           TEXT NOT NULL DEFAULT '',
     line_start     INTEGER NOT NULL DEFAULT 0,
     line_end       INTEGER NOT NULL DEFAULT 0,
+    seen_size      INTEGER NOT NULL DEFAULT -2,
+    seen_mtime     INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (observation_id, path)
-) WITHOUT ROWID;
-
-CREATE TABLE file_checks (
-    root  TEXT NOT NULL,
-    path  TEXT NOT NULL,
-    size  INTEGER NOT NULL,
-    mtime INTEGER NOT NULL,
-    hash  TEXT NOT NULL,
-    PRIMARY KEY (root, path)
 ) WITHOUT ROWID;
 
 CREATE TABLE leases (
@@ -194,6 +187,8 @@ CREATE TABLE sync_tombstones (
 CREATE INDEX observation_files_observation ON observation_files (observation_id);
 
 CREATE INDEX observations_project_created ON observations (project, created_at DESC);
+
+CREATE INDEX observations_retired ON observations (session_id) WHERE superseded_by IS NOT NULL;
 
 CREATE INDEX observations_session_created ON observations (session_id, created_at);
 

@@ -157,11 +157,10 @@ func read(root, p string, st fs.FileInfo) ([]byte, error) {
 
 // Store is what a check reads and keeps. *store.DB satisfies it.
 type Store interface {
-	// Citations: the citations of the given observations, each with what
-	// the last check learnt of its file (Seen).
+	// Citations: the citations of the given observations.
 	Citations(ctx context.Context, ids []int64) ([]memory.Citation, error)
-	// PutFileChecks keeps what a check learnt.
-	PutFileChecks(ctx context.Context, fs []memory.FileCheck) error
+	// UpdateCitations keeps the fingerprints and Seen* a check moved.
+	UpdateCitations(ctx context.Context, cs []memory.Citation) error
 }
 
 // Checker checks citations against the work trees they came from.
@@ -184,22 +183,29 @@ func (c *Checker) Check(ctx context.Context, ids []int64) (map[int64]memory.Stan
 	return c.check(ctx, cs)
 }
 
-// check classifies citations read from the store.
+// file is what a check found of one file of a work tree.
+type file struct {
+	st  fs.FileInfo
+	err error
+	// hash is its blob id now, once hashed (known).
+	hash  string
+	known bool
+}
+
+// check classifies citations read from the store. Each file is statted
+// once; one whose size or time moved since it was cited, and is not where
+// a check last saw other content, is hashed (once), and what that teaches
+// is kept in the citation: the same content moves its fingerprint to the
+// new size and time, other content is remembered at them. So a file that
+// moved is hashed once, and later checks only stat it.
 func (c *Checker) check(ctx context.Context, cs []memory.Citation) (map[int64]memory.Standing, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
 	type key struct{ root, path string }
-	type look struct {
-		st  fs.FileInfo
-		err error
-		// hash is the file's blob id now, once computed ("" until then).
-		hash   string
-		hashed bool
-	}
 	roots := map[string]bool{}
-	files := map[key]*look{}
-	var learnt []memory.FileCheck
+	files := map[key]*file{}
+	var learnt []memory.Citation
 	out := map[int64]memory.Standing{}
 	for _, ct := range cs {
 		present, ok := roots[ct.Root]
@@ -211,28 +217,16 @@ func (c *Checker) check(ctx context.Context, cs []memory.Citation) (map[int64]me
 		state := memory.Unknown
 		if present {
 			k := key{ct.Root, ct.Path}
-			l := files[k]
-			if l == nil {
-				l = &look{}
-				l.st, l.err = stat(ct.Root, ct.Path)
-				files[k] = l
+			f := files[k]
+			if f == nil {
+				f = &file{}
+				f.st, f.err = stat(ct.Root, ct.Path)
+				files[k] = f
 			}
-			var hashOf func() string = func() string {
-				if !l.hashed {
-					l.hashed = true
-					if ct.Seen != nil && ct.Seen.Size == l.st.Size() && ct.Seen.ModTime == l.st.ModTime().UnixNano() {
-						l.hash = ct.Seen.Hash
-					} else if l.st.Size() <= MaxHashBytes {
-						if data, err := read(ct.Root, ct.Path, l.st); err == nil {
-							l.hash = BlobID(data)
-							learnt = append(learnt, memory.FileCheck{Root: ct.Root, Path: ct.Path,
-								Size: l.st.Size(), ModTime: l.st.ModTime().UnixNano(), Hash: l.hash})
-						}
-					}
-				}
-				return l.hash
+			var upd *memory.Citation
+			if state, upd = classify(ct, f); upd != nil {
+				learnt = append(learnt, *upd)
 			}
-			state = classify(ct, l.st, l.err, hashOf)
 		}
 		s := out[ct.ObservationID]
 		s.Files = append(s.Files, memory.FileState{Path: ct.Path, State: state})
@@ -253,33 +247,54 @@ func (c *Checker) check(ctx context.Context, cs []memory.Citation) (map[int64]me
 		out[id] = s
 	}
 	if c.Keep && len(learnt) > 0 {
-		if err := c.Store.PutFileChecks(ctx, learnt); err != nil && c.Logf != nil {
+		if err := c.Store.UpdateCitations(ctx, learnt); err != nil && c.Logf != nil {
 			c.Logf("keeping what the citation check learnt: %v", err)
 		}
 	}
 	return out, nil
 }
 
-// classify compares a citation with its file now.
-func classify(ct memory.Citation, st fs.FileInfo, err error, hashOf func() string) memory.Freshness {
+// classify compares a citation with its file now (hashing it when its size
+// or time moved and its content is not known yet); upd is the citation
+// with what was learnt, to keep, or nil.
+func classify(ct memory.Citation, f *file) (state memory.Freshness, upd *memory.Citation) {
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(f.err, fs.ErrNotExist):
 		if ct.Size < 0 {
-			return memory.Unchanged
+			return memory.Unchanged, nil
 		}
-		return memory.Gone
-	case err != nil:
-		return memory.Unknown
-	case !st.Mode().IsRegular():
-		return memory.Gone // a folder or a device where a file was
+		return memory.Gone, nil
+	case f.err != nil:
+		return memory.Unknown, nil
+	case !f.st.Mode().IsRegular():
+		return memory.Gone, nil // a folder or a device where a file was
 	case ct.Size < 0:
-		return memory.Changed // created since
-	case st.Size() == ct.Size && st.ModTime().UnixNano() == ct.ModTime:
-		return memory.Unchanged
-	case ct.Hash != "" && hashOf() == ct.Hash:
-		return memory.Unchanged // touched, or checked out again, with the same content
+		return memory.Changed, nil // created since
 	}
-	return memory.Changed
+	size, mtime := f.st.Size(), f.st.ModTime().UnixNano()
+	switch {
+	case size == ct.Size && mtime == ct.ModTime:
+		return memory.Unchanged, nil
+	case size == ct.SeenSize && mtime == ct.SeenModTime:
+		return memory.Changed, nil // as the last check found it
+	case ct.Hash == "" || size > MaxHashBytes:
+		return memory.Changed, nil // too big to hash: its size or time says enough
+	}
+	if !f.known {
+		data, err := read(ct.Root, ct.Path, f.st)
+		if err != nil {
+			return memory.Unknown, nil
+		}
+		f.hash, f.known = BlobID(data), true
+	}
+	if f.hash == ct.Hash {
+		// Touched, or checked out again, with the same content: the
+		// fingerprint moves to where the file is now.
+		ct.Size, ct.ModTime = size, mtime
+		return memory.Unchanged, &ct
+	}
+	ct.SeenSize, ct.SeenModTime = size, mtime
+	return memory.Changed, &ct
 }
 
 // Annotate sets the Standing of each observation that cites files, and its
@@ -299,7 +314,6 @@ func Annotate(ctx context.Context, c *Checker, obs []memory.Observation) error {
 	}
 	byID := map[int64][]memory.Citation{}
 	for _, ct := range cs {
-		ct.Seen = nil
 		byID[ct.ObservationID] = append(byID[ct.ObservationID], ct)
 	}
 	for i := range obs {

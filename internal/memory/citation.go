@@ -20,9 +20,10 @@ type Citation struct {
 	Hash      string `json:"hash,omitempty"`
 	LineStart int    `json:"line_start,omitempty"`
 	LineEnd   int    `json:"line_end,omitempty"`
-	// Seen is what the last check learnt of the file when its size or time
-	// had moved (nil: nothing yet).
-	Seen *FileCheck `json:"-"`
+	// SeenSize and SeenModTime are where a check last found the file with
+	// other content (SeenSize -2: never).
+	SeenSize    int64 `json:"-"`
+	SeenModTime int64 `json:"-"`
 }
 
 // Citation roles.
@@ -30,16 +31,6 @@ const (
 	CiteRead     = "read"
 	CiteModified = "modified"
 )
-
-// FileCheck is what a check learnt of a file of a work tree: its hash at a
-// size and modification time.
-type FileCheck struct {
-	Root    string
-	Path    string
-	Size    int64
-	ModTime int64
-	Hash    string
-}
 
 // Freshness is how a cited file, or an observation, stands against the
 // work tree now.

@@ -88,9 +88,10 @@ type item struct {
 	obs   *memory.Observation
 	sum   *memory.Summary
 	entry Entry
-	stale string // cite note: what moved in the files it cites
-	// retired notes the retired observations a summary quotes.
-	retired string
+	stale string // what moved in the files it cites; for a summary, the whole note
+	// For a summary: what moved in the files of the observations it
+	// quotes, and the retired observations it quotes.
+	moved, retired string
 }
 
 // How much is read: enough candidates to fill any sensible budget, bounded
@@ -243,21 +244,21 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 			return res, err
 		}
 	}
+	var cc *citeCheck
 	if req.Citations != nil {
+		// The best ranked first; then, after each fill, whatever the block
+		// shows that is not checked yet (what it cannot reach is never
+		// checked, so the cost stays with what the block shows).
+		cc = newCiteCheck(req.Citations, &res)
 		var err error
-		if currentItems, indexItems, err = checkCitations(ctx, req.Citations, &res, currentItems, indexItems, summaryItems); err != nil {
+		if currentItems, err = cc.top(ctx, currentItems, req.Budget/firstCheckTokens+1); err != nil {
 			return res, err
 		}
-		if req.Mode == ModeCompact {
-			rank(currentItems)
+		if indexItems, err = cc.top(ctx, indexItems, req.Budget/firstCheckTokens+1); err != nil {
+			return res, err
 		}
 	}
-	for _, it := range summaryItems {
-		if it.retired != "" {
-			it.stale = strings.TrimPrefix(it.stale+"; "+it.retired, "; ")
-			it.entry.Stale = it.stale
-		}
-	}
+	markSummaries(cc, summaryItems)
 	rank(indexItems)
 
 	if totalObs == 0 && totalSum == 0 && len(current) == 0 {
@@ -269,12 +270,6 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		return res, nil
 	}
 
-	var phases []phase
-	if req.Mode == ModeCompact {
-		phases = []phase{{currentItems, 0.5}, {summaryItems, 0.7}, {indexItems, 1}}
-	} else {
-		phases = []phase{{summaryItems, 0.6}, {indexItems, 1}}
-	}
 	// The current session's observations are counted in totalObs unless the
 	// session belongs to another project.
 	maxObs := totalObs
@@ -283,8 +278,38 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 			maxObs++
 		}
 	}
-	fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
-	return res, nil
+	for round := 0; ; round++ {
+		var phases []phase
+		if req.Mode == ModeCompact {
+			phases = []phase{{currentItems, 0.5}, {summaryItems, 0.7}, {indexItems, 1}}
+		} else {
+			phases = []phase{{summaryItems, 0.6}, {indexItems, 1}}
+		}
+		fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
+		if cc == nil || round == maxCheckRounds {
+			return res, nil
+		}
+		shown := map[int64]bool{}
+		for _, e := range res.Entries {
+			if e.Kind == memory.KindObservation {
+				shown[e.ID] = true
+			}
+		}
+		var n1, n2 int
+		var err error
+		if currentItems, n1, err = cc.run(ctx, currentItems, func(_ int, it *item) bool { return shown[it.obs.ID] }); err != nil {
+			return res, err
+		}
+		if indexItems, n2, err = cc.run(ctx, indexItems, func(_ int, it *item) bool { return shown[it.obs.ID] }); err != nil {
+			return res, err
+		}
+		if n1+n2 == 0 {
+			return res, nil
+		}
+		rank(currentItems)
+		rank(indexItems)
+		markSummaries(cc, summaryItems)
+	}
 }
 
 func obsItem(o *memory.Observation, group string, sc *scorer) *item {
@@ -435,74 +460,6 @@ func summaryDate(s *memory.Summary) time.Time {
 		return s.CoversUntil.UTC()
 	}
 	return s.CreatedAt.UTC()
-}
-
-// staleFactor scales the score of an observation whose cited files changed
-// since it was recorded: it stays, below what still holds.
-const staleFactor = 0.5
-
-// checkCitations checks the candidates' cited files: an observation whose
-// files are all gone is left out, one whose files changed is marked and
-// ranked lower, and a summary quoting such observations of its session is
-// marked with what moved in all of them.
-func checkCitations(ctx context.Context, ck Checker, res *Result, current, index, summaries []*item) ([]*item, []*item, error) {
-	ids := make([]int64, 0, len(current)+len(index))
-	for _, l := range [][]*item{current, index} {
-		for _, it := range l {
-			ids = append(ids, it.obs.ID)
-		}
-	}
-	standing, err := ck.Check(ctx, ids)
-	if err != nil {
-		return current, index, fmt.Errorf("checking cited files: %w", err)
-	}
-	res.Checked = len(standing)
-	moved := map[string][]*item{} // by session
-	keep := func(l []*item) []*item {
-		out := l[:0]
-		for _, it := range l {
-			s, ok := standing[it.obs.ID]
-			if !ok || !s.Stale {
-				out = append(out, it)
-				continue
-			}
-			moved[it.obs.SessionID] = append(moved[it.obs.SessionID], it)
-			if s.Gone {
-				res.GoneN++
-				continue
-			}
-			res.StaleN++
-			it.stale = s.Note()
-			it.entry.Stale = it.stale
-			it.entry.Score = round(it.entry.Score * staleFactor)
-			out = append(out, it)
-		}
-		return out
-	}
-	current, index = keep(current), keep(index)
-	for _, it := range summaries {
-		var files []memory.FileState
-		for _, o := range moved[it.sum.SessionID] {
-			if it.sum.Quotes(o.obs.Title) {
-				for _, f := range standing[o.obs.ID].Moved() {
-					if !slices.Contains(files, f) {
-						files = append(files, f)
-					}
-				}
-			}
-		}
-		if len(files) > 0 {
-			sort.Slice(files, func(i, j int) bool {
-				if files[i].State != files[j].State {
-					return files[i].State == memory.Changed
-				}
-				return files[i].Path < files[j].Path
-			})
-			it.stale = memory.Standing{Stale: true, Files: files}.Note()
-			it.entry.Stale = it.stale
-		}
-	}
-	return current, index, nil
 }
 
 // markRetired marks each summary that quotes an observation of its session

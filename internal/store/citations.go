@@ -19,7 +19,7 @@ func insertCitations(ctx context.Context, tx querier, id int64, cs []memory.Cita
 			hash, line_start, line_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (observation_id, path) DO UPDATE SET root = excluded.root, role = excluded.role,
 			size = excluded.size, mtime = excluded.mtime, hash = excluded.hash,
-			line_start = excluded.line_start, line_end = excluded.line_end`,
+			line_start = excluded.line_start, line_end = excluded.line_end, seen_size = -2, seen_mtime = 0`,
 			id, c.Path, c.Root, c.Role, c.Size, c.ModTime, c.Hash, c.LineStart, c.LineEnd); err != nil {
 			return fmt.Errorf("recording the citation of %s: %w", c.Path, err)
 		}
@@ -74,8 +74,8 @@ func (db *DB) Supersede(ctx context.Context, old, id int64) error {
 	return nil
 }
 
-// Citations returns the citations of the given observations, with what the
-// last check learnt of each file, in observation then path order.
+// Citations returns the citations of the given observations, in
+// observation then path order.
 func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -84,11 +84,9 @@ func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, er
 	if err != nil {
 		return nil, err
 	}
-	rows, err := db.q().QueryContext(ctx, `SELECT c.observation_id, c.path, c.root, c.role, c.size, c.mtime,
-		c.hash, c.line_start, c.line_end, f.size, f.mtime, f.hash
-		FROM citations c LEFT JOIN file_checks f ON f.root = c.root AND f.path = c.path
-		WHERE c.observation_id IN (SELECT value FROM json_each(?))
-		ORDER BY c.observation_id, c.path`, string(list))
+	rows, err := db.q().QueryContext(ctx, `SELECT observation_id, path, root, role, size, mtime, hash, line_start, line_end,
+		seen_size, seen_mtime FROM citations WHERE observation_id IN (SELECT value FROM json_each(?))
+		ORDER BY observation_id, path`, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("reading citations: %w", mapErr(err))
 	}
@@ -96,14 +94,9 @@ func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, er
 	var out []memory.Citation
 	for rows.Next() {
 		var c memory.Citation
-		var size, mtime *int64
-		var hash *string
 		if err := rows.Scan(&c.ObservationID, &c.Path, &c.Root, &c.Role, &c.Size, &c.ModTime, &c.Hash,
-			&c.LineStart, &c.LineEnd, &size, &mtime, &hash); err != nil {
+			&c.LineStart, &c.LineEnd, &c.SeenSize, &c.SeenModTime); err != nil {
 			return nil, fmt.Errorf("reading citations: %w", mapErr(err))
-		}
-		if size != nil && mtime != nil && hash != nil {
-			c.Seen = &memory.FileCheck{Root: c.Root, Path: c.Path, Size: *size, ModTime: *mtime, Hash: *hash}
 		}
 		out = append(out, c)
 	}
@@ -113,23 +106,24 @@ func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, er
 	return out, nil
 }
 
-// PutFileChecks keeps what a check learnt of files, for the next check.
-func (db *DB) PutFileChecks(ctx context.Context, fs []memory.FileCheck) error {
-	if len(fs) == 0 {
+// UpdateCitations keeps what a check learnt of cited files: each
+// citation's fingerprint (size, mtime) and where its file was last seen
+// with other content (seen_size, seen_mtime).
+func (db *DB) UpdateCitations(ctx context.Context, cs []memory.Citation) error {
+	if len(cs) == 0 {
 		return nil
 	}
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
-		for _, f := range fs {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO file_checks (root, path, size, mtime, hash)
-				VALUES (?, ?, ?, ?, ?) ON CONFLICT (root, path) DO UPDATE SET size = excluded.size,
-				mtime = excluded.mtime, hash = excluded.hash`, f.Root, f.Path, f.Size, f.ModTime, f.Hash); err != nil {
+		for _, c := range cs {
+			if _, err := tx.ExecContext(ctx, `UPDATE citations SET size = ?, mtime = ?, seen_size = ?, seen_mtime = ?
+				WHERE observation_id = ? AND path = ?`, c.Size, c.ModTime, c.SeenSize, c.SeenModTime, c.ObservationID, c.Path); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("keeping file checks: %w", err)
+		return fmt.Errorf("keeping what a check of cited files learnt: %w", err)
 	}
 	return nil
 }
@@ -177,7 +171,10 @@ func (db *DB) RetiredObservations(ctx context.Context, sessionIDs []string) ([]m
 	if err != nil {
 		return nil, err
 	}
+	// observations_retired holds the retired records only: nothing is read
+	// of a session that has none.
 	return db.selectObservations(ctx, "reading retired observations", `SELECT `+briefCols+` FROM observations
+		INDEXED BY observations_retired
 		WHERE session_id IN (SELECT value FROM json_each(?)) AND superseded_by IS NOT NULL
 		ORDER BY id LIMIT 200`, string(list))
 }
