@@ -166,11 +166,17 @@ type Store interface {
 // Checker checks citations against the work trees they came from.
 type Checker struct {
 	Store Store
-	// Keep says whether what a check learns is written back (off for a
-	// command that must not write).
+	// Keep says whether what a check learns is written back through Store
+	// at once; off, it is held for Learnt (a check inside a read-only
+	// snapshot, or a command that must not write).
 	Keep bool
 	Logf func(format string, args ...any)
+
+	learnt []memory.Citation
 }
+
+// Learnt returns what the checks learnt and did not keep.
+func (c *Checker) Learnt() []memory.Citation { return c.learnt }
 
 // Check returns the standing of each given observation that cites files.
 // An observation whose cited work tree is not on this machine is left out
@@ -246,7 +252,11 @@ func (c *Checker) check(ctx context.Context, cs []memory.Citation) (map[int64]me
 		s.Gone = gone > 0 && gone == len(s.Files)
 		out[id] = s
 	}
-	if c.Keep && len(learnt) > 0 {
+	switch {
+	case len(learnt) == 0:
+	case !c.Keep:
+		c.learnt = append(c.learnt, learnt...)
+	default:
 		if err := c.Store.UpdateCitations(ctx, learnt); err != nil && c.Logf != nil {
 			c.Logf("keeping what the citation check learnt: %v", err)
 		}

@@ -23,7 +23,9 @@ func newDoctorCmd(app *App) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the database: integrity, full-text indexes, migrations, WAL size, spool (exit 1 if unwell)",
 		Long: `Check the database: SQLite's integrity check, each full-text index against its table, the
-migration state, the WAL size and the hook events spooled beside it; for each agent mem is wired
+migration state, the WAL size and the hook events spooled beside it; that the database's files
+and mem's folders are private to the user (a warning for each one that is not, with the chmod
+that makes it so; any other command makes them private); for each agent mem is wired
 into or has heard from, where its hooks and MCP server are (user and project scope), whether the
 hooks run this mem, and when its newest event was recorded; and, for an agent that
 runs hooks only once trusted (Codex), that it trusts mem's hooks as they are now (trusted,
@@ -65,8 +67,8 @@ file yet, it says so and creates none.`,
 			if err != nil {
 				activity = nil // an older or busy database: the wiring is still told
 			}
-			checks := append(append(append(append(db.Doctor(ctx), spoolCheck(db.Path())), retentionCheck(ctx, app, db)),
-				agentChecks(app, activity)...), trust...)
+			checks := append(append(db.Doctor(ctx), spoolCheck(db.Path())), permissionChecks(app, db.Path())...)
+			checks = append(append(append(checks, retentionCheck(ctx, app, db)), agentChecks(app, activity)...), trust...)
 			healthy := checksOK(checks)
 			if app.JSON {
 				if err := PrintJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {
@@ -162,6 +164,8 @@ func printChecks(app *App, checks []store.Check) {
 			mark = "FAIL"
 		case c.Busy:
 			mark = "busy"
+		case c.Warn:
+			mark = "warn"
 		}
 		fmt.Fprintf(app.Text(), "%s  %-22s %s\n", mark, c.Name, c.Detail)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -29,7 +30,9 @@ func newForgetCmd(app *App) *cobra.Command {
 recorded in it (--session), or every session of a project: --project P alone, or --whole-project
 for the working directory's project; both need --yes. Several ids are forgotten together: when one
 is missing or cannot be deleted, none is. Forgotten text is gone from the database
-file too: the space it took is overwritten, the search index drops it and the WAL is emptied.
+file too: the space it took is overwritten, the search index drops it and the WAL is emptied
+(waiting, as any write does, for other processes to let go of it; when they keep it longer, the
+forget is done all the same and a note says the WAL holds older pages until its next checkpoint).
 A forgotten session or project also leaves the hook spool: its events still waiting there or set
 aside are overwritten and deleted. A forgotten summary is not written again from the session's
 activity so far; if the session goes on, the nightly job gives it a new one, and team sync
@@ -105,6 +108,11 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 		}
 		total.Deleted, err = db.DeleteRecords(ctx, obs, sums)
 	}
+	if errors.Is(err, store.ErrWALKept) {
+		// Deleted all the same: a note, not a failure.
+		fmt.Fprintf(app.Err, "mem: note: %s\n", err)
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
@@ -155,8 +163,11 @@ func forgetWithSpool(ctx context.Context, db *store.DB, session, project string)
 			sp.Path(), store.ErrBusy)
 	}
 	defer release()
-	if err := deleteIt(); err != nil {
-		return total, err
+	// A WAL other processes kept in use (ErrWALKept) is no reason to leave
+	// the spooled events: it is passed on once they are gone.
+	kept := deleteIt()
+	if kept != nil && !errors.Is(kept, store.ErrWALKept) {
+		return total, kept
 	}
 	forgetDeleted(sp)
 	var err error
@@ -164,7 +175,7 @@ func forgetWithSpool(ctx context.Context, db *store.DB, session, project string)
 	if err != nil {
 		return total, fmt.Errorf("forgot them in the database, but not every spooled hook event: %w", err)
 	}
-	return total, nil
+	return total, kept
 }
 
 // forgetDeleted is called between the database delete and the spool purge;

@@ -30,6 +30,7 @@ func hookCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"dbgrep":    cmdDBGrep,
 		"treesum":   cmdTreeSum,
 		"onlypath":  cmdOnlyPath,
+		"underload": cmdUnderLoad,
 	}
 }
 
@@ -125,21 +126,7 @@ func cmdHookStorm(ts *testscript.TestScript, neg bool, args []string) {
 	for _, f := range args[2:] {
 		templates = append(templates, ts.ReadFile(f))
 	}
-	bin := ""
-	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
-		if _, err := os.Stat(filepath.Join(dir, "mem")); err == nil {
-			bin = filepath.Join(dir, "mem")
-			break
-		}
-	}
-	if bin == "" {
-		ts.Fatalf("hookstorm: mem is not on the script's PATH")
-	}
-	env := os.Environ()
-	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "MEM_DB", "MEM_PROJECT",
-		"MEM_HOOK_DEADLINE", "MEM_HOOK_LOG", "PATH"} {
-		env = append(env, k+"="+ts.Getenv(k))
-	}
+	bin, env := scriptMem(ts, "hookstorm")
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var problems []string
@@ -183,4 +170,24 @@ func cmdHookStorm(ts *testscript.TestScript, neg bool, args []string) {
 	if len(problems) > 0 {
 		ts.Fatalf("%s", strings.Join(problems, "\n"))
 	}
+}
+
+// scriptMem returns the mem binary on the script's PATH and the script's
+// environment, for commands that start mem processes themselves.
+func scriptMem(ts *testscript.TestScript, cmd string) (bin string, env []string) {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "mem")); err == nil {
+			bin = filepath.Join(dir, "mem")
+			break
+		}
+	}
+	if bin == "" {
+		ts.Fatalf("%s: mem is not on the script's PATH", cmd)
+	}
+	env = os.Environ()
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "MEM_DB", "MEM_PROJECT",
+		"MEM_HOOK_DEADLINE", "MEM_HOOK_LOG", "PATH"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return bin, env
 }

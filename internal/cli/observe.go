@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/cite"
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/store"
@@ -88,15 +89,16 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	if err != nil {
 		return UsageErr(err)
 	}
-	db, err := app.sessionStore(ctx, o.Session)
-	if err != nil {
-		return err
-	}
+	guard.MarkObservation(&obs)
 	obs.CreatedAt = app.Now()
 	if id, err := app.Project(); err == nil {
 		obs.Citations = cite.Take(id.Root, cite.Files(&obs, ""))
 	}
-	added, err := db.AddObservation(ctx, obs)
+	var added store.Added
+	err = app.inSession(ctx, o.Session, func(tx *store.DB) (err error) {
+		added, err = tx.AddObservation(ctx, obs)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -154,6 +156,7 @@ func (in observeInput) observation(session string) (memory.Observation, error) {
 		Facts: in.Facts, Concepts: in.Concepts,
 		FilesRead: in.FilesRead, FilesModified: in.FilesModified,
 		ToolName: in.ToolName, PromptNumber: in.PromptNumber, AgentType: in.AgentType,
+		Provenance: memory.Provenance{Origin: memory.OriginPerson, Agent: "cli", Event: "observe"},
 	})
 }
 

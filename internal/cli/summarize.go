@@ -16,13 +16,11 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/progress"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/retain"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
-
-// maintainAfter: pending context of sessions ended longer ago is dropped.
-const maintainAfter = 24 * time.Hour
 
 type summarizeOptions struct {
 	Session    string
@@ -50,7 +48,9 @@ func newSummarizeCmd(app *App) *cobra.Command {
                  newest observation and, when a model command is configured, every session whose
                  summary is still extractive; then run maintenance (unless --maintain=false)
   --maintain     maintenance only: drop pending context of sessions ended over a day ago,
-                 merge the FTS5 indexes, PRAGMA optimize, truncate the WAL
+                 merge the FTS5 indexes, PRAGMA optimize, truncate the WAL; a step other
+                 processes keep the database from for longer than a command waits is
+                 skipped and named (the next run does it), not a failure
 
 The extractive summarizer (deterministic, no network) is the default. With --llm-cmd (or
 summarize.llm_cmd) a shell command gets the session as JSON on stdin and prints the summary as
@@ -131,49 +131,42 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	if o.Session != "" {
 		return summarizeOne(ctx, app, db, o, opts)
 	}
-	var out summarizeReport
 	start := time.Now()
+	n := remember.Nightly{Pending: o.Pending, Summarize: opts, Idle: o.Idle, Limit: o.Limit, DryRun: o.DryRun,
+		Maintain: o.Maintain}
 	if o.Pending {
-		prog := newJobProgress(app.Err)
-		job := summarize.Job{Queue: summarizeQueue{db}, Options: opts, Idle: o.Idle, Limit: o.Limit,
-			DryRun: o.DryRun}
+		n.Retain = retentionPolicy(app.Config())
+	}
+	var prog *jobProgress
+	if o.Pending {
+		prog = newJobProgress(app.Err)
 		if !o.DryRun {
-			job.Progress = prog.event
+			n.Progress = prog.event
 		}
-		rep, err := job.Run(ctx)
+	}
+	r, err := app.Engine().Nightly(ctx, db, n)
+	if prog != nil {
 		prog.finish()
-		if err != nil {
-			if rep.Summarized > 0 {
-				fmt.Fprintf(app.Err, "mem: summarize stopped after %d of %d sessions (each one done is kept)\n",
-					rep.Summarized, rep.Pending)
-			}
-			return err
-		}
-		if rep.LeaseHolder != "" {
-			fmt.Fprintf(app.Err, "mem: another summarize run (%s) holds the lease until %s; nothing done\n",
-				rep.LeaseHolder, rep.LeaseUntil.Local().Format(time.RFC3339))
-			if app.JSON {
-				return PrintJSON(app.Out, rep)
-			}
-			return nil
-		}
-		out.Report = &rep
-		ret, err := retain.Run(ctx, db, retentionPolicy(app.Config()), app.Now(), o.DryRun)
-		if err != nil {
-			return err
-		}
-		out.Retention = &ret
-		if !o.DryRun {
-			backgroundSync(ctx, app) // the nightly job: the new summaries go to the team too
-		}
 	}
-	if o.Maintain && !o.DryRun {
-		m, err := db.Maintain(ctx, app.Now().Add(-maintainAfter))
-		if err != nil {
-			return err
+	rep := r.Summaries
+	switch {
+	case err != nil:
+		if rep != nil && rep.Summarized > 0 {
+			fmt.Fprintf(app.Err, "mem: summarize stopped after %d of %d sessions (each one done is kept)\n",
+				rep.Summarized, rep.Pending)
 		}
-		out.Maintenance = &m
+		return err
+	case rep != nil && rep.LeaseHolder != "":
+		fmt.Fprintf(app.Err, "mem: another summarize run (%s) holds the lease until %s; nothing done\n",
+			rep.LeaseHolder, rep.LeaseUntil.Local().Format(time.RFC3339))
+		if app.JSON {
+			return PrintJSON(app.Out, rep)
+		}
+		return nil
+	case o.Pending && !o.DryRun:
+		backgroundSync(ctx, app) // the nightly job: the new summaries go to the team too
 	}
+	out := summarizeReport{Report: rep, Retention: r.Retention, Maintenance: r.Maintenance}
 	out.ElapsedMillis = time.Since(start).Milliseconds()
 	if app.JSON {
 		return PrintJSON(app.Out, out)
@@ -182,8 +175,10 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 		for _, s := range out.Report.Sessions {
 			fmt.Fprintf(app.Text(), "%s\t%s\n", s.ID, s.Reason)
 		}
-		for _, id := range out.Retention.IDs {
-			fmt.Fprintf(app.Text(), "#%d\twould be forgotten or folded\n", id)
+		if out.Retention != nil {
+			for _, id := range out.Retention.IDs {
+				fmt.Fprintf(app.Text(), "#%d\twould be forgotten or folded\n", id)
+			}
 		}
 	}
 	fmt.Fprintln(app.Out, out.line())
@@ -235,21 +230,6 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 	return nil
 }
 
-// summarizeQueue adapts the store to the job's Queue.
-type summarizeQueue struct{ *store.DB }
-
-func (q summarizeQueue) Pending(ctx context.Context, idleBefore time.Time, upgrade bool, limit int) ([]summarize.Pending, error) {
-	ps, err := q.PendingSessions(ctx, store.PendingQuery{IdleBefore: idleBefore, Upgrade: upgrade, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]summarize.Pending, len(ps))
-	for i, p := range ps {
-		out[i] = summarize.Pending{ID: p.ID, Reason: p.Reason}
-	}
-	return out, nil
-}
-
 type summarizeReport struct {
 	*summarize.Report
 	Maintenance   *store.MaintainReport `json:"maintenance,omitempty"`
@@ -298,8 +278,12 @@ func (r summarizeReport) line() string {
 		if m.WALBusy {
 			wal = "WAL checkpoint partial (readers active)"
 		}
-		parts = append(parts, fmt.Sprintf("maintenance: %d stale pending entries dropped, %d indexes optimized, %s",
-			m.PendingDropped, m.FTSOptimized, wal))
+		p := fmt.Sprintf("maintenance: %d stale pending entries dropped, %d indexes optimized, %s",
+			m.PendingDropped, m.FTSOptimized, wal)
+		if len(m.Skipped) > 0 {
+			p += fmt.Sprintf(" (skipped, the database stayed busy; the next run does them: %s)", strings.Join(m.Skipped, ", "))
+		}
+		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ") + fmt.Sprintf(" in %.1fs", float64(r.ElapsedMillis)/1000)
 }

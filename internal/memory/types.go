@@ -50,6 +50,8 @@ type Observation struct {
 	ContentHash   string    `json:"content_hash"`
 	TokenCount    int       `json:"token_count"`
 	CreatedAt     time.Time `json:"created_at"`
+	Provenance
+	Review
 	// SupersededBy is the correction that retired this record (0: current).
 	SupersededBy int64 `json:"superseded_by,omitempty"`
 	// Merged counts the near-duplicates consolidated into it.
@@ -83,6 +85,8 @@ type Summary struct {
 	TokenCount   int       `json:"token_count"`
 	CreatedAt    time.Time `json:"created_at"`
 	CoversUntil  time.Time `json:"covers_until"`
+	Provenance
+	Review
 }
 
 // Prompt is one user prompt of a session, private parts removed.

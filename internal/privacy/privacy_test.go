@@ -42,6 +42,17 @@ func TestFilter(t *testing.T) {
 		{"a pass that is not a password", "bypass: true, passes: 3", "bypass: true, passes: 3"},
 		{"long s in the name", "pa\u017f\u017fword=hunter2", "pa\u017f\u017fword=[REDACTED]"},
 		{"kelvin sign in the name", "api_\u212aey: swordfish", "api_\u212aey: [REDACTED]"},
+		{"mysql -p", "mysql -uroot -pS3cretPw shop", "mysql -uroot -p[REDACTED] shop"},
+		{"mysqldump -p quoted", `mysqldump -u b -p"Xy9#pass" -e 'select 1'`, `mysqldump -u b -p[REDACTED] -e 'select 1'`},
+		{"mysql --password", "mysql --user=root --password=S3cretPw shop", "mysql --user=root --password=[REDACTED] shop"},
+		{"mysql -p prompts", "mysql -u root -p shop", "mysql -u root -p shop"},
+		{"mysql port is no password", "mysql -h db -P3306 -u root", "mysql -h db -P3306 -u root"},
+		{"mysql after a pipe", "mysql -uroot shop | grep -price", "mysql -uroot shop | grep -price"},
+		{"encryption key", "ENCRYPTION_KEY=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==", "ENCRYPTION_KEY=[REDACTED]"},
+		{"laravel app key", "APP_KEY=base64:2fl+Ktvkfl+Fuz4Qp/A75G2RTiWVA/ZoKZvp6fiiM10=", "APP_KEY=[REDACTED]"},
+		{"hugging face token", "token hf_aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gH3j", "token [REDACTED]"},
+		{"hugging face call kept", "path = hf_hub_download(repo_id, filename)", "path = hf_hub_download(repo_id, filename)"},
+		{"primary key kept", "primary_key: id, sort_key: created_at", "primary_key: id, sort_key: created_at"},
 		{"kelvin sign in the key block", "-----BEGIN RSA PRIVATE \u212aEY-----\nMIIE\n-----END RSA PRIVATE KEY-----", "[REDACTED]"},
 	}
 	for _, tt := range tests {

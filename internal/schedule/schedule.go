@@ -131,17 +131,15 @@ func (j Job) Check() error {
 	return nil
 }
 
-// sq quotes a word for sh.
-func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
 // Shell is the sh command of the job: a date line, then the run's report,
-// appended to the log.
+// appended to the log. The umask keeps the log folder and file, made by the
+// shell, private to the user, as mem's own files are.
 func (j Job) Shell() string {
 	args := "summarize --pending"
 	if j.DB != "" {
-		args += " --db " + sq(j.DB)
+		args += " --db " + text.ShellQuote(j.DB)
 	}
-	return fmt.Sprintf("mkdir -p %s && { date -u; %s %s; } >>%s 2>&1", sq(filepath.Dir(j.Log)), sq(j.Mem), args, sq(j.Log))
+	return fmt.Sprintf("umask 077 && mkdir -p %s && { date -u; %s %s; } >>%s 2>&1", text.ShellQuote(filepath.Dir(j.Log)), text.ShellQuote(j.Mem), args, text.ShellQuote(j.Log))
 }
 
 // Install returns the plan that installs j with s, or a validation error

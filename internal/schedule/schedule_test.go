@@ -33,7 +33,7 @@ func TestParseAt(t *testing.T) {
 func TestQuoting(t *testing.T) {
 	j := Job{Mem: `/opt/a "b" $HOME\c 100%/mem`, DB: `/d/it's.db`, Log: "/l/x.log", Hour: 1, Minute: 2}
 	svc := j.service()
-	for _, want := range []string{`"mkdir -p '/l' && { date -u; '/opt/a \"b\" $$HOME\\c 100%%/mem' summarize --pending --db '/d/it'\\''s.db'; }`} {
+	for _, want := range []string{`"umask 077 && mkdir -p '/l' && { date -u; '/opt/a \"b\" $$HOME\\c 100%%/mem' summarize --pending --db '/d/it'\\''s.db'; }`} {
 		if !strings.Contains(svc, want) {
 			t.Errorf("service lacks %s:\n%s", want, svc)
 		}

@@ -95,15 +95,16 @@ func (db *DB) deleteWhere(ctx context.Context, where string, arg any, what strin
 // scrub removes what a forget deleted from the WAL as well: it checkpoints
 // the WAL into the database file, where secure_delete zeroed the freed
 // space, and truncates it, so that no older version of a page holding the
-// forgotten text remains. It waits for readers like any statement.
+// forgotten text remains. It waits for other processes as writes do; when
+// they keep the WAL in use for longer, it fails with ErrWALKept, the
+// deletion itself done.
 func (db *DB) scrub(ctx context.Context, what string) error {
-	var busy, logPages, done int
-	if err := db.x.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil {
-		return fmt.Errorf("clearing the WAL after forgetting %s: %w", what, mapErr(err))
+	busy, _, err := db.truncateWAL(ctx)
+	if err != nil {
+		return fmt.Errorf("clearing the WAL after forgetting %s: %w", what, err)
 	}
-	if busy != 0 {
-		return fmt.Errorf("forgot %s, but other processes kept its old pages in the WAL; `mem summarize --maintain` clears them: %w",
-			what, ErrBusy)
+	if busy {
+		return fmt.Errorf("forgot %s, but %w", what, ErrWALKept)
 	}
 	return nil
 }
@@ -111,7 +112,7 @@ func (db *DB) scrub(ctx context.Context, what string) error {
 // deleteSessions deletes the sessions matching where and, explicitly rather
 // than through ON DELETE CASCADE, their rows, so the counts are exact and the
 // FTS triggers fire for every row.
-func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, arg any) (Deleted, error) {
+func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, args ...any) (Deleted, error) {
 	var d Deleted
 	sel := `SELECT id FROM sessions WHERE ` + where
 	steps := []struct {
@@ -126,7 +127,7 @@ func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, arg any) (De
 		{`DELETE FROM sessions WHERE ` + where, &d.Sessions},
 	}
 	for _, s := range steps {
-		res, err := tx.ExecContext(ctx, s.q, arg)
+		res, err := tx.ExecContext(ctx, s.q, args...)
 		if err != nil {
 			return Deleted{}, err
 		}

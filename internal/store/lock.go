@@ -20,7 +20,7 @@ type fileLocker struct {
 }
 
 func (l *fileLocker) Lock(ctx context.Context, _ *sql.DB) error {
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening migration lock %s: %w", l.path, mapOSError(err))
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -125,14 +126,30 @@ type MaintainReport struct {
 	WALBusy bool `json:"wal_busy"`
 	// WALPages is the size of the WAL in pages before the checkpoint.
 	WALPages int `json:"wal_pages"`
+	// Skipped names the steps other processes kept the database from for
+	// longer than the wait: the next run does them.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // Maintain tidies the database: it drops the pending context of sessions
 // that ended before endedBefore (and of sessions that no longer exist),
 // merges the FTS5 indexes, lets SQLite refresh its query statistics and
-// truncates the WAL. Each step is its own short statement.
+// truncates the WAL. Each step is its own short transaction, retried while
+// another process holds the database; one it holds for longer than the
+// wait is skipped and named in Skipped (the WAL's in WALBusy), rather than
+// failing a job whose work is done. Other errors fail it.
 func (db *DB) Maintain(ctx context.Context, endedBefore time.Time) (MaintainReport, error) {
 	var r MaintainReport
+	step := func(name string, err error) error {
+		if errors.Is(err, ErrBusy) {
+			r.Skipped = append(r.Skipped, name)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
 	cut := toMillis(endedBefore)
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM pending_context WHERE session_id IN
@@ -144,27 +161,55 @@ func (db *DB) Maintain(ctx context.Context, endedBefore time.Time) (MaintainRepo
 		r.PendingDropped, _ = res.RowsAffected()
 		return nil
 	})
-	if err != nil {
-		return r, fmt.Errorf("dropping old pending context: %w", err)
+	if err := step("dropping old pending context", err); err != nil {
+		return r, err
 	}
 	for _, t := range []string{"observations_fts", "summaries_fts", "prompts_fts"} {
 		err := db.tx(ctx, func(tx *sqlx.Tx) error {
 			_, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`)
 			return err
 		})
-		if err != nil {
-			return r, fmt.Errorf("optimizing %s: %w", t, err)
+		if err == nil {
+			r.FTSOptimized++
 		}
-		r.FTSOptimized++
+		if err := step("optimizing "+t, err); err != nil {
+			return r, err
+		}
 	}
-	if _, err := db.x.ExecContext(ctx, `PRAGMA optimize`); err != nil {
-		return r, fmt.Errorf("optimizing the query planner statistics: %w", mapErr(err))
+	// In a write transaction of its own, the ANALYZE it may run waits for
+	// the write lock as every write does, rather than failing at once.
+	err = db.tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `PRAGMA optimize`)
+		return err
+	})
+	if err := step("optimizing the query planner statistics", err); err != nil {
+		return r, err
 	}
-	var busy, logPages, done int
-	if err := db.x.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logPages, &done); err != nil {
-		return r, fmt.Errorf("checkpointing the WAL: %w", mapErr(err))
+	busy, pages, err := db.truncateWAL(ctx)
+	if err != nil {
+		return r, fmt.Errorf("checkpointing the WAL: %w", err)
 	}
-	r.WALBusy = busy != 0
-	r.WALPages = logPages
+	r.WALBusy, r.WALPages = busy, pages
 	return r, nil
+}
+
+// truncateWAL checkpoints the WAL into the database file and truncates it.
+// Other processes reading or writing keep it from truncating; it retries,
+// with jitter, for the wait, and then reports busy (what was checkpointed
+// stays checkpointed). pages is the WAL's size in pages before.
+func (db *DB) truncateWAL(ctx context.Context) (busy bool, pages int, err error) {
+	err = db.retry(ctx, func() error {
+		var b, done int
+		if err := db.x.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&b, &pages, &done); err != nil {
+			return mapErr(err)
+		}
+		if b != 0 {
+			return ErrBusy
+		}
+		return nil
+	})
+	if errors.Is(err, ErrBusy) {
+		return true, pages, nil
+	}
+	return false, pages, err
 }

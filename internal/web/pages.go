@@ -12,10 +12,12 @@ import (
 
 	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/collector"
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
@@ -36,6 +38,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /obs/{id}/forget", s.confirmForget)
 	mux.HandleFunc("POST /obs/{id}/forget", s.forget)
 	mux.HandleFunc("GET /agent", s.agent)
+	mux.HandleFunc("GET /review", s.review)
+	mux.HandleFunc("POST /review/{action}", s.reviewAction)
 	mux.HandleFunc("POST /switch", s.toggle)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
@@ -385,7 +389,7 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f, e, err := edited(r, o)
+	f, e, err := edited(r, o, "edit")
 	if err == nil {
 		_, err = s.o.DB.UpdateObservation(r.Context(), e)
 	}
@@ -400,8 +404,9 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// edited is o with the form's fields, through the privacy filter.
-func edited(r *http.Request, o memory.Observation) (editForm, memory.Observation, error) {
+// edited is o with the form's fields, through the privacy filter and the
+// instruction check, as a person's event of the viewer.
+func edited(r *http.Request, o memory.Observation, event string) (editForm, memory.Observation, error) {
 	f := editForm{Type: r.PostFormValue("type"), Title: r.PostFormValue("title"),
 		Narrative: r.PostFormValue("narrative"), Facts: r.PostFormValue("facts")}
 	e := o
@@ -416,8 +421,12 @@ func edited(r *http.Request, o memory.Observation) (editForm, memory.Observation
 		return f, e, err
 	}
 	e.Type = typ
-	e, err = privacy.CleanObservation(e)
-	return f, e, err
+	e.Provenance = memory.Provenance{Origin: memory.OriginPerson, Agent: "web", Event: event, Untrusted: o.Untrusted}
+	if e, err = privacy.CleanObservation(e); err != nil {
+		return f, e, err
+	}
+	guard.MarkObservation(&e)
+	return f, e, nil
 }
 
 // correct stores the form as a new observation that supersedes o, as `mem
@@ -428,7 +437,7 @@ func (s *Server) correct(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f, e, err := edited(r, o)
+	f, e, err := edited(r, o, "correct")
 	var added store.Added
 	if err == nil {
 		e.ID, e.UUID, e.ContentHash, e.TokenCount, e.SupersededBy = 0, "", "", 0, 0
@@ -518,8 +527,7 @@ func (s *Server) agent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Project = key
-	req.Citations = &cite.Checker{Store: s.o.DB}
-	if p.Result, err = recall.Build(r.Context(), s.o.DB, req, s.o.Recall); err != nil {
+	if p.Result, err = remember.Recall(r.Context(), s.o.DB, req, s.o.Recall); err != nil {
 		s.fail(w, r, err)
 		return
 	}
