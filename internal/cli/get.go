@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/store"
 )
 
 func newGetCmd(app *App) *cobra.Command {
@@ -61,44 +62,14 @@ func runGet(ctx context.Context, app *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	obs, err := db.Observations(ctx, obsIDs)
+	var out []getResult
+	err = db.Read(ctx, func(rx *store.DB) error {
+		var err error
+		out, err = loadRecords(ctx, rx, refs, obsIDs)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	if err := cite.Annotate(ctx, &cite.Checker{Store: db}, obs); err != nil {
-		return err
-	}
-	byID := make(map[int64]*memory.Observation, len(obs))
-	for i := range obs {
-		byID[obs[i].ID] = &obs[i]
-	}
-	out := make([]getResult, 0, len(refs))
-	for _, r := range refs {
-		if r.Prompt {
-			p, err := db.Prompt(ctx, r.ID)
-			if err != nil {
-				return err
-			}
-			out = append(out, getResult{Kind: memory.KindPrompt, Prompt: &p})
-			continue
-		}
-		if !r.Summary {
-			g := getResult{Kind: memory.KindObservation, Observation: byID[r.ID]}
-			chain, err := db.CorrectionChain(ctx, r.ID)
-			if err != nil {
-				return err
-			}
-			if len(chain) > 1 {
-				g.Chain = chain
-			}
-			out = append(out, g)
-			continue
-		}
-		s, err := db.Summary(ctx, r.ID)
-		if err != nil {
-			return err
-		}
-		out = append(out, getResult{Kind: memory.KindSummary, Summary: &s})
 	}
 	if app.JSON {
 		return PrintJSON(app.Out, out)
@@ -119,6 +90,51 @@ func runGet(ctx context.Context, app *App, args []string) error {
 		}
 	}
 	return nil
+}
+
+// loadRecords reads what get prints, with each observation's citations
+// checked and its correction chain, from rx (one snapshot).
+func loadRecords(ctx context.Context, rx *store.DB, refs []recordRef, obsIDs []int64) ([]getResult, error) {
+	obs, err := rx.Observations(ctx, obsIDs)
+	if err != nil {
+		return nil, err
+	}
+	if err := cite.Annotate(ctx, &cite.Checker{Store: rx}, obs); err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*memory.Observation, len(obs))
+	for i := range obs {
+		byID[obs[i].ID] = &obs[i]
+	}
+	out := make([]getResult, 0, len(refs))
+	for _, r := range refs {
+		if r.Prompt {
+			p, err := rx.Prompt(ctx, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, getResult{Kind: memory.KindPrompt, Prompt: &p})
+			continue
+		}
+		if !r.Summary {
+			g := getResult{Kind: memory.KindObservation, Observation: byID[r.ID]}
+			chain, err := rx.CorrectionChain(ctx, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			if len(chain) > 1 {
+				g.Chain = chain
+			}
+			out = append(out, g)
+			continue
+		}
+		s, err := rx.Summary(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, getResult{Kind: memory.KindSummary, Summary: &s})
+	}
+	return out, nil
 }
 
 func writeObservation(w io.Writer, o memory.Observation) {

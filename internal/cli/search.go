@@ -11,6 +11,7 @@ import (
 	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
+	"github.com/memhq/mem/internal/store"
 )
 
 // searchOptions are the flags of mem search.
@@ -122,15 +123,19 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 	if err != nil {
 		return err
 	}
-	hits, err := search.Search(ctx, db, q)
+	var hits []search.Hit
+	err = db.Read(ctx, func(rx *store.DB) error {
+		var err error
+		if hits, err = search.Search(ctx, rx, q); err != nil {
+			return err
+		}
+		st, err := (&cite.Checker{Store: rx}).Check(ctx, search.ObservationIDs(hits))
+		search.Mark(hits, st)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	st, err := (&cite.Checker{Store: db}).Check(ctx, search.ObservationIDs(hits))
-	if err != nil {
-		return err
-	}
-	search.Mark(hits, st)
 	if app.JSON {
 		return printHitsJSON(app.Out, hits)
 	}
