@@ -30,7 +30,7 @@ type layer struct {
 // Architecture section lists the same layers (TestReadmeLayers); a new
 // package goes in one of them, else TestLayers fails.
 var layers = []layer{
-	{"entry points", []string{"cmd/...", "scripts/locomoeval", "internal/cli", "internal/fullcli", "internal/hook",
+	{"entry points", []string{"cmd/...", "scripts/locomoeval", "scripts/testsummary", "internal/cli", "internal/fullcli", "internal/hook",
 		"internal/mcpserver", "internal/web", "internal/team", "internal/e2e"},
 		[]string{"entry points", "use cases", "features", "store", "helpers", "domain", "leaves"}},
 	{"use cases", []string{"internal/remember"}, []string{"features", "store", "helpers", "domain", "leaves"}},

@@ -170,6 +170,13 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	}
 	at := h.Now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
+	if sw.Capture && h.Spool != nil {
+		// Durable at arrival: on disk before the database is even opened,
+		// so that a hook killed at any later point loses nothing.
+		if j.held = h.hold(j); j.held != nil {
+			settled()
+		}
+	}
 	// The event is recorded, and the reply built, before the deadline less
 	// answerMargin, or not at all.
 	if deadline, ok := ctx.Deadline(); ok {
@@ -230,6 +237,13 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 				r = result{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 			}
 			settled()
+			// Applied, or refused for good: the record goes. Queued (the
+			// database could not take it): it stays, for the next drain.
+			if j.held != nil {
+				if err := j.held.Done(); err != nil {
+					h.logf("removing the record of event %s: %v", j.ID, err)
+				}
+			}
 			done <- r
 		}()
 		db, err := h.Open(ctx)
