@@ -130,7 +130,7 @@ func TestCheck(t *testing.T) {
 			learnt := st != nil && st.Mode().IsRegular() && (cs[0].ModTime == st.ModTime().UnixNano() && !st.ModTime().Equal(old) ||
 				cs[0].SeenModTime == st.ModTime().UnixNano())
 			if learnt != tc.learns {
-				t.Errorf("kept a file check: %v, want %v", learnt, tc.learns)
+				t.Errorf("kept what it learnt in the citation: %v, want %v", learnt, tc.learns)
 			}
 			// The second check gives the same answer, and hashes nothing
 			// more (what it needed is kept).
@@ -159,13 +159,13 @@ func TestCheckUsesWhatItLearnt(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := c.Store.(*counting).puts; n != 1 {
-		t.Fatalf("first check kept %d file checks, want 1", n)
+		t.Fatalf("first check kept %d citations, want 1", n)
 	}
 	if _, err := c.Check(ctx, []int64{id}); err != nil {
 		t.Fatal(err)
 	}
 	if n := c.Store.(*counting).puts; n != 1 {
-		t.Errorf("second check hashed again: %d file checks kept, want 1", n)
+		t.Errorf("second check hashed again: %d citations kept, want 1", n)
 	}
 }
 
