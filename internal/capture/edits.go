@@ -73,6 +73,17 @@ func editObservation(c Call, in map[string]any, w Where) *memory.Observation {
 	return o
 }
 
+// writtenText is the text an in-place edit wrote: its first edit's new
+// string (a secret file's is never asked for: only lines are found with it).
+func writtenText(in map[string]any) string {
+	if list, ok := in["edits"].([]any); ok && len(list) > 0 {
+		if m, ok := list[0].(map[string]any); ok {
+			return str(m, "new_string", "newString")
+		}
+	}
+	return str(in, "new_string", "newString", "new_str", "new_source")
+}
+
 // metadataOf returns the metadata object of an OpenCode tool output.
 func metadataOf(resp []byte) []byte {
 	var m struct {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/capture"
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
@@ -718,17 +719,38 @@ func (t *turn) toolCall(ctx context.Context, call capture.Call) error {
 		}
 	}
 	o := r.Observation
+	var earlier []memory.Observation // what o may replace, newest first
 	if r.Check != nil {
 		last, err := t.lastCommandOutcome(ctx)
 		if err != nil {
 			return err
 		}
 		o = capture.Success(*r.Check, last, w, call.Tool)
+		if last != nil {
+			earlier = append(earlier, *last)
+		}
 	}
-	if o != nil {
-		o.CreatedAt = t.at
-		if _, err := t.db.AddObservation(ctx, *o); err != nil {
+	if o == nil {
+		return nil
+	}
+	o.CreatedAt = t.at
+	o.Citations = cite.Take(t.root, cite.Files(o, r.Written))
+	added, err := t.db.AddObservation(ctx, *o)
+	if err != nil || added.Duplicate {
+		return err
+	}
+	if o.Type == memory.TypeChange && len(o.FilesModified) == 1 {
+		if earlier, err = t.db.ObservationsForFile(ctx, t.s.Project, o.FilesModified[0], 5); err != nil {
 			return err
+		}
+	}
+	o.ID = added.ID
+	if old := capture.Supersedes(o, earlier); old > 0 {
+		if err := t.db.Supersede(ctx, old, added.ID); err != nil {
+			if !memory.IsInvalid(err) {
+				return err
+			}
+			t.h.logf("not retiring #%d: %v", old, err)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhq/mem/internal/retain"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
@@ -22,6 +23,9 @@ type Nightly struct {
 	Limit     int
 	DryRun    bool
 	Progress  func(summarize.Event) // may be nil
+	// Retain: after the summaries, forget what retention lets go and fold
+	// near-duplicates (retain.Run; a dry run only reports); nil: not run.
+	Retain retain.Policy
 	// Maintain: then drop stale pending context, merge the full-text
 	// indexes and truncate the WAL (not in a dry run).
 	Maintain bool
@@ -30,6 +34,7 @@ type Nightly struct {
 // NightlyReport is what a nightly run did.
 type NightlyReport struct {
 	Summaries   *summarize.Report     // nil without Pending
+	Retention   *retain.Report        // nil without Retain
 	Maintenance *store.MaintainReport // nil without maintenance
 }
 
@@ -46,6 +51,13 @@ func (e *Engine) Nightly(ctx context.Context, db *store.DB, n Nightly) (NightlyR
 		rep, err := job.Run(ctx)
 		out.Summaries = &rep
 		if err != nil || rep.LeaseHolder != "" {
+			return out, err
+		}
+	}
+	if n.Retain != nil {
+		ret, err := retain.Run(ctx, db, n.Retain, e.now(), n.DryRun)
+		out.Retention = &ret
+		if err != nil {
 			return out, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
@@ -19,12 +20,24 @@ func (e *Engine) Inject(ctx context.Context, db *store.DB, req recall.Request) (
 // Recall builds the recall block req asks for with set from one snapshot
 // of the database: what the MCP server and the viewer show, for callers
 // that hold recall settings rather than the whole configuration.
+// The files its observations cite are checked against the work tree
+// (cite), in the same snapshot.
 func Recall(ctx context.Context, db *store.DB, req recall.Request, set recall.Settings) (res recall.Result, err error) {
+	res, _, err = recallChecked(ctx, db, req, set)
+	return res, err
+}
+
+// recallChecked is Recall, returning as well the checker, which holds what
+// the check learnt.
+func recallChecked(ctx context.Context, db *store.DB, req recall.Request, set recall.Settings) (res recall.Result, ck *cite.Checker, err error) {
+	ck = &cite.Checker{}
 	err = db.Read(ctx, func(rx *store.DB) error {
+		ck.Store = rx
+		req.Citations = ck
 		res, err = recall.Build(ctx, rx, req, set)
 		return err
 	})
-	return res, err
+	return res, ck, err
 }
 
 // Block renders a session's recall block as the hook gives it: the
@@ -34,10 +47,15 @@ func (e *Engine) Block(ctx context.Context, db *store.DB, s memory.Session, comp
 	if compact {
 		m = recall.ModeCompact
 	}
-	res, err := e.Inject(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
-		Format: recall.FormatXML, AgentType: s.AgentType})
+	res, ck, err := recallChecked(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
+		Format: recall.FormatXML, AgentType: s.AgentType}, e.recall)
 	if err != nil {
 		return "", err
+	}
+	// What the check learnt is kept, so that the next block only stats
+	// the files; a busy database only makes the next check hash again.
+	if learnt := ck.Learnt(); len(learnt) > 0 {
+		_ = db.Write(ctx, func(tx *store.DB) error { return tx.UpdateCitations(ctx, learnt) })
 	}
 	return res.Text, nil
 }

@@ -61,6 +61,12 @@ type Searcher interface {
 	Search(ctx context.Context, q search.Query, r search.Ranking) ([]search.Hit, error)
 }
 
+// Checker tells how the files observations cite stand against the work
+// tree now (*cite.Checker).
+type Checker interface {
+	Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error)
+}
+
 // Keyword is a keyword-detector pair: a prompt containing Word (as a whole
 // word, any case) gets Text.
 type Keyword struct {
@@ -91,8 +97,12 @@ type Engine struct {
 	// Prompts may be nil: a touched file's history then comes newest first
 	// only, not first the sessions its prompt is about.
 	Prompts SessionPrompts
-	Config  Config
-	Now     func() time.Time
+	// Citations may be nil: then cited files are not checked. When set, an
+	// observation whose cited files are gone is not given, and one whose
+	// files changed is given marked stale, ranked lower.
+	Citations Checker
+	Config    Config
+	Now       func() time.Time
 }
 
 // Session says whose event it is.
@@ -199,6 +209,9 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	}
 	cands, err := e.lookup(ctx, s, all, len(current))
 	if err != nil {
+		return err
+	}
+	if cands, err = e.standing(ctx, cands); err != nil {
 		return err
 	}
 	best := map[int64]candidate{}
@@ -492,13 +505,30 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		}
 		obs = append(obs, o...)
 	}
+	// Retired observations and those whose cited files are gone are left
+	// out; those whose files changed rank lower, marked stale.
+	cands := make([]candidate, len(obs))
+	for i, o := range obs {
+		cands[i] = candidate{obs: o, relevance: 1}
+	}
+	cands, err := e.standing(ctx, cands)
+	if err != nil {
+		return err
+	}
+	obs = obs[:0]
+	relevance := make(map[int64]float64, len(cands))
+	for _, c := range cands {
+		obs = append(obs, c.obs)
+		relevance[c.obs.ID] = c.relevance
+	}
 	score, err := e.aboutPrompt(ctx, s, obs)
 	if err != nil {
 		return err
 	}
+	rank := func(o memory.Observation) float64 { return (1 + score[o.ID]) * relevance[o.ID] }
 	sort.SliceStable(obs, func(i, j int) bool {
-		if score[obs[i].ID] != score[obs[j].ID] {
-			return score[obs[i].ID] > score[obs[j].ID]
+		if ri, rj := rank(obs[i]), rank(obs[j]); ri != rj {
+			return ri > rj
 		}
 		return obs[i].ID > obs[j].ID
 	})
@@ -544,6 +574,44 @@ func (e *Engine) aboutPrompt(ctx context.Context, s Session, obs []memory.Observ
 		}
 	}
 	return score, nil
+}
+
+// staleFactor scales the relevance of an observation whose cited files
+// changed since it was recorded.
+const staleFactor = 0.5
+
+// standing leaves out retired observations and those whose cited files are
+// all gone, and marks (and ranks lower) those whose files changed.
+func (e *Engine) standing(ctx context.Context, cands []candidate) ([]candidate, error) {
+	out := cands[:0]
+	for _, c := range cands {
+		if c.obs.SupersededBy == 0 {
+			out = append(out, c)
+		}
+	}
+	if e.Citations == nil || len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, len(out))
+	for i, c := range out {
+		ids[i] = c.obs.ID
+	}
+	st, err := e.Citations.Check(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("checking cited files: %w", err)
+	}
+	kept := out[:0]
+	for _, c := range out {
+		if s, ok := st[c.obs.ID]; ok && s.Stale {
+			if s.Gone {
+				continue
+			}
+			c.obs.Standing = &s
+			c.relevance *= staleFactor
+		}
+		kept = append(kept, c)
+	}
+	return kept, nil
 }
 
 // registerObservation registers an observation once per session: the mark
@@ -707,7 +775,11 @@ func pathForms(root, path string) []string {
 // cut to budget tokens.
 func ObservationText(o memory.Observation, budget int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s: %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"), o.Title)
+	fmt.Fprintf(&b, "#%d %s %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"))
+	if o.Standing != nil && o.Standing.Stale {
+		fmt.Fprintf(&b, " (%s)", o.Standing.Note())
+	}
+	b.WriteString(": " + o.Title)
 	if o.Subtitle != "" {
 		b.WriteString("\n" + o.Subtitle)
 	}
