@@ -76,11 +76,18 @@ func NetworkCommand(cmd string) bool {
 	return strings.ContainsAny(cmd, "chilnstwx") && netCommand.Get().MatchString(strings.ToLower(cmd))
 }
 
-// vendored are folders that hold other projects' code.
-var vendored = map[string]bool{"node_modules": true, "vendor": true, ".venv": true, "venv": true,
-	"site-packages": true, "dist-packages": true, "third_party": true, "third-party": true,
-	"bower_components": true, "jspm_packages": true, "Pods": true, ".bundle": true, ".gradle": true,
-	".m2": true, ".cargo": true, ".yarn": true, ".pnpm-store": true, "__pypackages__": true}
+// vendored reports whether a folder's name is one that holds other
+// projects' code. A switch, not a map: a map would be built at every start
+// of mem, hooks included.
+func vendored(name string) bool {
+	switch name {
+	case "node_modules", "vendor", ".venv", "venv", "site-packages", "dist-packages", "third_party", "third-party",
+		"bower_components", "jspm_packages", "Pods", ".bundle", ".gradle", ".m2", ".cargo", ".yarn", ".pnpm-store",
+		"__pypackages__":
+		return true
+	}
+	return false
+}
 
 // ForeignPath reports whether a file as capture records it (relative to the
 // project root, or absolute when outside it) is outside the project or in a
@@ -91,7 +98,7 @@ func ForeignPath(p string) bool {
 		return true
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if vendored[seg] {
+		if vendored(seg) {
 			return true
 		}
 	}
