@@ -97,7 +97,8 @@ func Analyze(c Call, w Where) Result {
 		if c.Failed {
 			return Result{}
 		}
-		r := observe(editObservation(c, in, w), c, w)
+		o, changed := editObservation(c, in, w)
+		r := observe(o, c, w, changed...)
 		if r.Observation != nil {
 			r.Written = writtenText(in)
 		}
@@ -111,7 +112,8 @@ func Analyze(c Call, w Where) Result {
 		if c.Failed {
 			return Result{}
 		}
-		return observe(patchObservation(c, in, w), c, w)
+		o, changed := patchObservation(c, in, w)
+		return observe(o, c, w, changed...)
 	case kindCommand:
 		return commandResult(c, in, w)
 	case kindRead, kindSearch:
@@ -121,8 +123,10 @@ func Analyze(c Call, w Where) Result {
 }
 
 // observe fills the fields every captured observation shares, its
-// provenance among them: the agent and the tool event.
-func observe(o *memory.Observation, c Call, w Where) Result {
+// provenance among them: the agent and the tool event. sources are the
+// texts it was made from beyond what it keeps (an edit's changed lines, of
+// which it keeps names): instruction-shaped text there flags it too.
+func observe(o *memory.Observation, c Call, w Where, sources ...string) Result {
 	if o == nil {
 		return Result{}
 	}
@@ -140,6 +144,9 @@ func observe(o *memory.Observation, c Call, w Where) Result {
 		return Result{}
 	}
 	guard.MarkObservation(o)
+	if o.Review.Flag == "" && len(sources) > 0 {
+		o.Review = guard.Review(o.Review, sources...)
+	}
 	return Result{Observation: o}
 }
 
