@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"github.com/memhq/mem/internal/text"
 	"slices"
 	"strings"
 
@@ -185,10 +186,10 @@ func changedLines(old, nw string) (before, after string) {
 		ol, nl = ol[:len(ol)-1], nl[:len(nl)-1]
 	}
 	if len(ol) > 0 {
-		before = cut(ol[0], snippetLen)
+		before = text.Cut(ol[0], snippetLen)
 	}
 	if len(nl) > 0 {
-		after = cut(nl[0], snippetLen)
+		after = text.Cut(nl[0], snippetLen)
 	}
 	return before, after
 }

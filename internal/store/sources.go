@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// SourceFiles returns what is kept of the source files read for these
+// projects: one indexed read, what a session start costs when nothing changed.
+func (db *DB) SourceFiles(ctx context.Context, projects ...string) ([]memory.SourceFile, error) {
+	var out []memory.SourceFile
+	for _, p := range projects {
+		var fs []memory.SourceFile
+		err := db.q().SelectContext(ctx, &fs, `SELECT path, project, kind, size, mtime, hash FROM source_files
+			WHERE project = ? ORDER BY path`, p)
+		if err != nil {
+			return nil, mapErr(fmt.Errorf("reading source files: %w", err))
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// SourceEntries returns the entries last imported from a source file.
+func (db *DB) SourceEntries(ctx context.Context, path, project string) ([]memory.SourceEntry, error) {
+	var es []memory.SourceEntry
+	err := db.q().SelectContext(ctx, &es, `SELECT entry, uuid, hash, section FROM source_entries
+		WHERE path = ? AND project = ? ORDER BY ord`, path, project)
+	if err != nil {
+		return nil, mapErr(fmt.Errorf("reading the entries of %s: %w", path, err))
+	}
+	return es, nil
+}
+
+// TouchSource records a source file's stat and hash without changing its
+// entries (its content is the same).
+func (db *DB) TouchSource(ctx context.Context, f memory.SourceFile) error {
+	_, err := db.change(ctx, `INSERT INTO source_files (path, project, kind, size, mtime, hash, read_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path, project) DO UPDATE SET kind = excluded.kind,
+		size = excluded.size, mtime = excluded.mtime, hash = excluded.hash, read_at = excluded.read_at`,
+		f.Path, f.Project, f.Kind, f.Size, f.Mtime, f.Hash, toMillis(f.ReadAt))
+	return err
+}
+
+// ReplaceSource makes the observations of a source file what its entries
+// are now, in one transaction: an entry not seen before is added in
+// session s (created when missing), one whose text changed updates its
+// observation, and one no longer in the file retires its observation. An
+// entry whose content another observation of the session already has is
+// left out. The file's stat and hash are recorded with them.
+func (db *DB) ReplaceSource(ctx context.Context, f memory.SourceFile, s memory.Session, entries []memory.Sourced) (memory.SourceResult, error) {
+	var res memory.SourceResult
+	_, err := db.Apply(ctx, "", func(t *DB) error {
+		res = memory.SourceResult{}
+		old, err := t.SourceEntries(ctx, f.Path, f.Project)
+		if err != nil {
+			return err
+		}
+		byKey := make(map[string]memory.SourceEntry, len(old))
+		for _, e := range old {
+			byKey[e.Key] = e
+		}
+		if _, err := t.change(ctx, `DELETE FROM source_entries WHERE path = ? AND project = ?`, f.Path, f.Project); err != nil {
+			return err
+		}
+		if len(entries) > 0 {
+			if _, err := t.EnsureSession(ctx, s); err != nil {
+				return err
+			}
+		}
+		kept := map[string]bool{}
+		for i, e := range entries {
+			prev, had := byKey[e.Entry.Key]
+			ok, err := t.putSourced(ctx, s.ID, e, had && prev.Hash == e.Entry.Hash, &res)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			kept[e.Entry.UUID] = true
+			if _, err := t.change(ctx, `INSERT INTO source_entries (path, project, entry, uuid, hash, section, ord)
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				f.Path, f.Project, e.Entry.Key, e.Entry.UUID, e.Entry.Hash, e.Entry.Section, i); err != nil {
+				return err
+			}
+		}
+		for _, e := range old {
+			if kept[e.UUID] {
+				continue
+			}
+			n, err := t.change(ctx, `DELETE FROM observations WHERE uuid = ?`, e.UUID)
+			if err != nil {
+				return err
+			}
+			res.Retired += int(n)
+		}
+		return t.TouchSource(ctx, f)
+	})
+	if err != nil {
+		return memory.SourceResult{}, fmt.Errorf("importing %s: %w", f.Path, err)
+	}
+	return res, nil
+}
+
+// putSourced adds or updates the observation of one entry; same says its
+// text is what was imported last time. ok is false when the entry was left
+// out (its content is another observation's).
+func (db *DB) putSourced(ctx context.Context, session string, e memory.Sourced, same bool, res *memory.SourceResult) (ok bool, err error) {
+	o := e.Observation
+	o.UUID, o.SessionID = e.Entry.UUID, session
+	var id int64
+	err = db.q().GetContext(ctx, &id, `SELECT id FROM observations WHERE uuid = ?`, o.UUID)
+	switch {
+	case isNoRows(err):
+		a, err := db.AddObservation(ctx, o)
+		if err != nil {
+			return false, err
+		}
+		if a.Duplicate {
+			return false, nil
+		}
+		res.Added++
+		return true, nil
+	case err != nil:
+		return false, err
+	case same:
+		res.Unchanged++
+		return true, nil
+	}
+	o.ID = id
+	if _, err := db.UpdateObservation(ctx, o); err != nil {
+		if memory.IsInvalid(err) {
+			// The new text is another entry's: this one goes.
+			_, err := db.change(ctx, `DELETE FROM observations WHERE id = ?`, id)
+			return false, err
+		}
+		return false, err
+	}
+	res.Updated++
+	return true, nil
+}
