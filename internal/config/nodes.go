@@ -17,16 +17,20 @@ func NodeURLs(list string) ([]string, error) {
 			continue
 		}
 		u, err := url.Parse(raw)
+		// What the message quotes: never a password.
 		shown := raw
+		if i := strings.LastIndex(raw, "@"); i >= 0 {
+			shown = "…@" + raw[i+1:]
+		}
 		if err == nil && u.User != nil {
-			shown = u.Redacted() // a password is never echoed
-		} else if err != nil {
-			shown = "(not an address)"
+			shown = u.Redacted()
 		}
 		bad := func(why string) error {
 			return memory.Invalid("url", "http:// or https:// node addresses separated by commas ("+why+")", shown)
 		}
 		switch {
+		case !strings.Contains(raw, "://"):
+			return nil, bad("no scheme: write http://" + strings.TrimPrefix(shown, "…@"))
 		case err != nil:
 			return nil, bad("not an address")
 		case u.Scheme != "http" && u.Scheme != "https":

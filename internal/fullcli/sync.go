@@ -123,10 +123,11 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 		return cli.PrintJSON(app.Out, res)
 	}
 	w := app.Text()
-	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
 	if len(res.Projects) == 0 {
-		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")
+		fmt.Fprintln(w, "no project is shared, so nothing was synced: mem share (in a project) shares it")
+		return nil
 	}
+	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
 	for _, p := range res.Projects {
 		fmt.Fprintf(w, "%s: pushed %d, pulled %d new, %d newer summaries, %d forgotten (cursor %d)\n",
 			p.Project, p.Pushed, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, p.Cursor)
