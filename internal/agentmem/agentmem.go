@@ -290,7 +290,7 @@ func Session(kind, project string, at time.Time) memory.Session {
 
 // namespace makes the uuids of source entries (a uuid of its own, so they
 // never meet another record's).
-var namespace = uuid.MustParse("6f1d4c1e-4b7a-4f0e-9a53-2d1c0f6e8b11")
+var namespace = uuid.UUID{0x6f, 0x1d, 0x4c, 0x1e, 0x4b, 0x7a, 0x4f, 0x0e, 0x9a, 0x53, 0x2d, 0x1c, 0x0f, 0x6e, 0x8b, 0x11}
 
 // EntryUUID is the stable uuid of an entry: the same source kind, file,
 // project and key give the same uuid on every run.

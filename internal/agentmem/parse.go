@@ -2,9 +2,9 @@ package agentmem
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 )
 
@@ -99,7 +99,7 @@ func frontmatter(md string) (map[string]string, string) {
 
 // indexLink matches a bullet of Claude's MEMORY.md that points to a topic
 // file beside it: "[Title](topic.md)".
-var indexLink = regexp.MustCompile(`\]\(([^)/\\]+\.md)\)`)
+var indexLink = lazy.NewRegexp(`\]\(([^)/\\]+\.md)\)`)
 
 // claudeTypes maps the type of a Claude Code memory to an observation type.
 var claudeTypes = map[string]memory.Type{
@@ -117,7 +117,7 @@ func parseClaude(name, md string) []Entry {
 	if name == "MEMORY.md" {
 		var out []Entry
 		for _, e := range parseBullets(md, "") {
-			if !indexLink.MatchString(e.Text) {
+			if !indexLink.Get().MatchString(e.Text) {
 				out = append(out, e)
 			}
 		}
@@ -148,7 +148,7 @@ func parseClaude(name, md string) []Entry {
 
 // codexCwd matches the cwd= annotation of a rollout summary in a Codex
 // MEMORY.md block header.
-var codexCwd = regexp.MustCompile(`cwd=([^,)]+)`)
+var codexCwd = lazy.NewRegexp(`cwd=([^,)]+)`)
 
 // parseCodex reads Codex's consolidated MEMORY.md: blocks, each a "---"
 // header (rollout_summary_files with cwd= annotations, description,
@@ -192,7 +192,7 @@ func inside(head, root string) bool {
 	if root == "" {
 		return false
 	}
-	for _, m := range codexCwd.FindAllStringSubmatch(head, -1) {
+	for _, m := range codexCwd.Get().FindAllStringSubmatch(head, -1) {
 		cwd := filepath.Clean(strings.TrimSpace(m[1]))
 		if cwd == root || strings.HasPrefix(cwd, root+string(filepath.Separator)) {
 			return true

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/agent"
+	"github.com/memhq/mem/internal/agentmem"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/memory"
@@ -209,6 +210,11 @@ func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...
 		Logf:     logf,
 	}
 	wireHookFeatures(h, cfg)
+	env := agentEnv(app)
+	h.Refresh = func(ctx context.Context, db *store.DB, project, root string) error {
+		_, err := agentmem.Refresh(ctx, db, env, agentmem.Kinds, project, root, false)
+		return err
+	}
 	return h
 }
 

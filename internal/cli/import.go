@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -89,11 +88,7 @@ func runImportFrom(ctx context.Context, app *App, from []string) error {
 
 // agentEnv is where the agents keep their files: under HOME.
 func agentEnv(app *App) agentmem.Env {
-	home := app.Getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return agentmem.Env{Home: home, Getenv: app.Getenv, Now: app.Now}
+	return agentmem.Env{Home: homeDir(app.Getenv), Getenv: app.Getenv, Now: app.Now}
 }
 
 func runImport(ctx context.Context, app *App, src string) error {

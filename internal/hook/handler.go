@@ -59,6 +59,10 @@ type Handler struct {
 	Recall    RecallFunc
 	Summarize SummarizeFunc
 	Context   ContextFunc
+	// Refresh, at session start, reads again the memory files outside the
+	// database that changed since last read (the agents' own memories, the
+	// repository's memory file): a stat each when none did.
+	Refresh func(ctx context.Context, db *store.DB, project, root string) error
 	// Spool keeps the events the database is too busy for (internal/spool/README.md).
 	Spool *spool.Dir
 	// DrainFor bounds how long Handle applies spooled events before its own.
@@ -367,6 +371,7 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.s = s
+		t.refresh(ctx)
 		if t.ev.CompactionAtPrompt {
 			// The start block replaces a compaction block still to come: the
 			// model would get the memory twice.
@@ -437,10 +442,25 @@ func (t *turn) record(ctx context.Context) error {
 	return nil
 }
 
+// refresh reads the memory files that changed since last read, in the
+// event's transaction when there is one. A failure is logged: the session
+// starts with what memory holds.
+func (t *turn) refresh(ctx context.Context) {
+	if t.h.Refresh == nil || !t.inject {
+		return
+	}
+	if err := t.h.Refresh(ctx, t.db, t.project, t.root); err != nil {
+		t.h.logf("reading memory files: %v", err)
+	}
+}
+
 // answer builds the reply: the context the event calls for.
 func (t *turn) answer(ctx context.Context) (Reply, error) {
 	switch t.ev.Kind {
 	case KindSessionStart, KindSystem:
+		if t.ev.Kind == KindSessionStart && !t.capture {
+			t.refresh(ctx) // else done in the event's transaction
+		}
 		return t.block(ctx, ModeStart)
 	case KindCompacted:
 		return t.block(ctx, ModeCompact)

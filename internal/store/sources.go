@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/memhq/mem/internal/memory"
 )
 
@@ -11,14 +13,16 @@ import (
 // projects: one indexed read, what a session start costs when nothing changed.
 func (db *DB) SourceFiles(ctx context.Context, projects ...string) ([]memory.SourceFile, error) {
 	var out []memory.SourceFile
-	for _, p := range projects {
-		var fs []memory.SourceFile
-		err := db.q().SelectContext(ctx, &fs, `SELECT path, project, kind, size, mtime, hash FROM source_files
-			WHERE project = ? ORDER BY path`, p)
-		if err != nil {
-			return nil, mapErr(fmt.Errorf("reading source files: %w", err))
-		}
-		out = append(out, fs...)
+	if len(projects) == 0 {
+		return nil, nil
+	}
+	q, args, err := sqlx.In(`SELECT path, project, kind, size, mtime, hash FROM source_files
+		WHERE project IN (?) ORDER BY path, project`, projects)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.q().SelectContext(ctx, &out, q, args...); err != nil {
+		return nil, mapErr(fmt.Errorf("reading source files: %w", err))
 	}
 	return out, nil
 }
