@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/memory"
 )
 
 func newShareCmd(app *App, unshare bool) *cobra.Command {
@@ -32,6 +34,9 @@ func runShare(ctx context.Context, app *App, unshare bool) error {
 	id, err := app.Project()
 	if err != nil {
 		return err
+	}
+	if !unshare && id.Key == memory.PersonalProject {
+		return Invalid("--project", "a project (the personal tier is never shared)", id.Key)
 	}
 	db, err := app.WriteStore(ctx)
 	if err != nil {

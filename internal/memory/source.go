@@ -50,3 +50,26 @@ type SourceResult struct {
 	Retired   int `json:"retired"`
 	Unchanged int `json:"unchanged"`
 }
+
+// Scopes of a saved observation.
+const (
+	ScopeProject  = "project"  // the current project's memory (the default)
+	ScopePersonal = "personal" // the personal tier
+)
+
+// ParseScope checks a scope; empty means the project.
+func ParseScope(field, s string) (string, error) {
+	switch s {
+	case "", ScopeProject:
+		return ScopeProject, nil
+	case ScopePersonal:
+		return ScopePersonal, nil
+	}
+	return "", Invalid(field, "project or personal", s)
+}
+
+// PersonalSession is the session observations saved in the personal tier by
+// hand or by an agent are filed under.
+func PersonalSession(at time.Time) Session {
+	return Session{ID: "personal", Project: PersonalProject, AgentType: "personal", StartedAt: at}
+}

@@ -83,9 +83,11 @@ type item struct {
 // How much is read: enough candidates to fill any sensible budget, bounded
 // so that the cost does not grow with the database.
 const (
-	recentLimit      = 300 // newest observations of the project
-	importantLimit   = 100 // newest decisions, problems and warnings
-	currentLimit     = 200 // newest observations of the current session
+	recentLimit      = 300  // newest observations of the project
+	importantLimit   = 100  // newest decisions, problems and warnings
+	personalLimit    = 50   // newest observations of the personal tier
+	personalShare    = 0.15 // of the budget at most, the personal tier first
+	currentLimit     = 200  // newest observations of the current session
 	startSummaries   = 6
 	compactSummaries = 2
 )
@@ -154,6 +156,13 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		[]memory.Type{memory.TypeDecision, memory.TypeProblem, memory.TypeWarning}, importantLimit)
 	if err != nil {
 		return res, err
+	}
+	// The personal tier comes with every project's block.
+	var personal []memory.Observation
+	if req.Project != memory.PersonalProject {
+		if personal, err = src.RecentBriefs(ctx, memory.PersonalProject, nil, personalLimit); err != nil {
+			return res, err
+		}
 	}
 	totalObs, err := src.CountObservationsUpTo(ctx, req.Project, countCap)
 	if err != nil {
@@ -226,8 +235,13 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		}
 	}
 	rank(indexItems)
+	var personalItems []*item
+	for i := range personal {
+		personalItems = append(personalItems, obsItem(&personal[i], groupPersonal, sc))
+	}
+	rank(personalItems)
 
-	if totalObs == 0 && totalSum == 0 && len(current) == 0 {
+	if totalObs == 0 && totalSum == 0 && len(current) == 0 && len(personal) == 0 {
 		res.Empty = true
 		r := newRenderer(req)
 		if t := r.empty(req.Project); fits(t, req.Budget, req.MaxChars) {
@@ -237,14 +251,17 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 
 	var phases []phase
+	if len(personalItems) > 0 {
+		phases = append(phases, phase{personalItems, personalShare})
+	}
 	if req.Mode == ModeCompact {
-		phases = []phase{{currentItems, 0.5}, {summaryItems, 0.7}, {indexItems, 1}}
+		phases = append(phases, phase{currentItems, 0.5}, phase{summaryItems, 0.7}, phase{indexItems, 1})
 	} else {
-		phases = []phase{{summaryItems, 0.6}, {indexItems, 1}}
+		phases = append(phases, phase{summaryItems, 0.6}, phase{indexItems, 1})
 	}
 	// The current session's observations are counted in totalObs unless the
 	// session belongs to another project.
-	maxObs := totalObs
+	maxObs := totalObs + len(personal)
 	for _, it := range currentItems {
 		if it.obs.Project != req.Project {
 			maxObs++
