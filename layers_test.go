@@ -38,7 +38,7 @@ var layers = []layer{
 		"internal/triggers", "internal/capture", "internal/agent", "internal/install", "internal/agentmem"},
 		[]string{"features", "helpers", "domain", "leaves"}},
 	{"store", []string{"internal/store"}, []string{"domain", "leaves"}},
-	{"helpers", []string{"internal/privacy", "internal/config", "internal/project", "internal/switches",
+	{"helpers", []string{"internal/privacy", "internal/guard", "internal/config", "internal/project", "internal/switches",
 		"internal/spool", "internal/interchange", "internal/schedule", "internal/benchgen", "internal/locomo"},
 		[]string{"helpers", "domain", "leaves"}},
 	{"domain", []string{"internal/memory"}, []string{"leaves"}},

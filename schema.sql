@@ -45,7 +45,7 @@ CREATE TABLE observations (
     content_hash   TEXT NOT NULL,
     token_count    INTEGER NOT NULL DEFAULT 0,
     search_terms   TEXT NOT NULL DEFAULT '',
-    created_at     INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL, origin TEXT NOT NULL DEFAULT '', origin_agent TEXT NOT NULL DEFAULT '', origin_event TEXT NOT NULL DEFAULT '', origin_member TEXT NOT NULL DEFAULT '', untrusted INTEGER NOT NULL DEFAULT 0, flag TEXT NOT NULL DEFAULT '', flag_span TEXT NOT NULL DEFAULT '', released INTEGER NOT NULL DEFAULT 0,
     UNIQUE (session_id, content_hash)
 );
 
@@ -144,7 +144,7 @@ CREATE TABLE summaries (
     token_count  INTEGER NOT NULL DEFAULT 0,
     created_at   INTEGER NOT NULL,
     covers_until INTEGER NOT NULL DEFAULT 0
-);
+, origin TEXT NOT NULL DEFAULT '', origin_agent TEXT NOT NULL DEFAULT '', origin_event TEXT NOT NULL DEFAULT '', origin_member TEXT NOT NULL DEFAULT '', untrusted INTEGER NOT NULL DEFAULT 0, flag TEXT NOT NULL DEFAULT '', flag_span TEXT NOT NULL DEFAULT '', released INTEGER NOT NULL DEFAULT 0);
 
 CREATE VIRTUAL TABLE summaries_fts USING fts5 (
     request, investigated, learned, completed, next_steps, decisions, concepts, files, text,
@@ -176,6 +176,16 @@ CREATE TABLE sync_projects (
     shared_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 
+CREATE TABLE sync_quarantine (
+    cluster TEXT NOT NULL,
+    project TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    key     TEXT NOT NULL,
+    reason  TEXT NOT NULL,
+    at      INTEGER NOT NULL,
+    PRIMARY KEY (cluster, project, seq)
+) WITHOUT ROWID;
+
 CREATE TABLE sync_state (
     cluster   TEXT NOT NULL,
     project   TEXT NOT NULL,
@@ -192,6 +202,8 @@ CREATE TABLE sync_tombstones (
 ) WITHOUT ROWID;
 
 CREATE INDEX observation_files_observation ON observation_files (observation_id);
+
+CREATE INDEX observations_flagged ON observations (project, id) WHERE flag <> '';
 
 CREATE INDEX observations_project_created ON observations (project, created_at DESC);
 

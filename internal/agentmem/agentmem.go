@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/text"
@@ -354,13 +355,24 @@ func Assign(kind, path, project string, old []memory.SourceEntry, entries []Entr
 		if title == "" {
 			title = text.Cut(privacy.Filter(firstLine(e.Text)), 200)
 		}
+		o := memory.Observation{Type: e.Type, Title: title, Narrative: privacy.Filter(e.Text),
+			ToolName: "memory:" + kind, Concepts: []string{kind + "-memory"}, CreatedAt: at,
+			Provenance: memory.Provenance{Origin: origin(kind), Agent: kind, Event: filepath.Base(path)}}
+		guard.MarkObservation(&o) // instruction-shaped text is held back, as from any source
 		out[i] = memory.Sourced{
-			Entry: memory.SourceEntry{Key: keys[i], UUID: EntryUUID(kind, path, project, keys[i]), Hash: hashes[i], Section: e.Section},
-			Observation: memory.Observation{Type: e.Type, Title: title, Narrative: privacy.Filter(e.Text),
-				ToolName: "memory:" + kind, Concepts: []string{kind + "-memory"}, CreatedAt: at},
+			Entry:       memory.SourceEntry{Key: keys[i], UUID: EntryUUID(kind, path, project, keys[i]), Hash: hashes[i], Section: e.Section},
+			Observation: o,
 		}
 	}
 	return out
+}
+
+// origin is the provenance origin of a source kind's records.
+func origin(kind string) string {
+	if kind == memory.SourceRepository {
+		return memory.OriginRepository
+	}
+	return memory.OriginAgentMemory
 }
 
 // entryHash identifies an entry's text as read.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -35,6 +36,7 @@ type Where struct {
 	Cwd          string // the session's working directory, for relative paths
 	PromptNumber int
 	AgentType    string
+	Agent        string // the agent whose event it is (claude-code, codex, ...): the observation's provenance
 }
 
 // Result is what a call is worth keeping.
@@ -92,17 +94,17 @@ func Analyze(c Call, w Where) Result {
 		if c.Failed {
 			return Result{}
 		}
-		return observe(editObservation(c, in, w), w)
+		return observe(editObservation(c, in, w), c, w)
 	case kindWrite:
 		if c.Failed {
 			return Result{}
 		}
-		return observe(writeObservation(c, in, w), w)
+		return observe(writeObservation(c, in, w), c, w)
 	case kindPatch:
 		if c.Failed {
 			return Result{}
 		}
-		return observe(patchObservation(c, in, w), w)
+		return observe(patchObservation(c, in, w), c, w)
 	case kindCommand:
 		return commandResult(c, in, w)
 	case kindRead, kindSearch:
@@ -111,18 +113,26 @@ func Analyze(c Call, w Where) Result {
 	return Result{}
 }
 
-// observe fills the fields every captured observation shares.
-func observe(o *memory.Observation, w Where) Result {
+// observe fills the fields every captured observation shares, its
+// provenance among them: the agent and the tool event.
+func observe(o *memory.Observation, c Call, w Where) Result {
 	if o == nil {
 		return Result{}
 	}
+	o.Provenance = memory.Provenance{Origin: memory.OriginTool, Agent: privacy.Filter(w.Agent), Event: privacy.Filter(c.Tool)}
 	o.SessionID = w.SessionID
 	o.PromptNumber = w.PromptNumber
 	o.AgentType = w.AgentType
+	for _, f := range o.FilesModified {
+		// A file outside the project or in a vendored tree holds other
+		// people's text.
+		o.Untrusted = o.Untrusted || guard.ForeignPath(f)
+	}
 	o.Normalize()
 	if o.Validate() != nil {
 		return Result{}
 	}
+	guard.MarkObservation(o)
 	return Result{Observation: o}
 }
 

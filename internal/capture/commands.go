@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
@@ -171,8 +172,11 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 	}
 	short := text.Cut(firstLine(cmd, 200), 100)
 	o := &memory.Observation{Type: memory.TypeProblem, ToolName: c.Tool}
+	// What a network command prints came from elsewhere: the title is
+	// mem's own words, the output stays in the facts for mem get.
+	o.Untrusted = guard.NetworkCommand(cmd)
 	o.Title = "Command failed: " + short
-	if errLine != "" {
+	if errLine != "" && !o.Untrusted {
 		o.Title = text.Cut(short+" failed: "+errLine, 300)
 	}
 	o.Facts = []string{"command: " + text.Cut(cmd, 500)}
@@ -198,7 +202,7 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 		o.Narrative += " with: " + errLine
 	}
 	o.Narrative += "."
-	return observe(o, w)
+	return observe(o, c, w)
 }
 
 // Success returns the success observation a passing check earns when the
@@ -214,7 +218,7 @@ func Success(run Run, last *memory.Observation, w Where, tool string) *memory.Ob
 		Facts:     []string{"command: " + text.Cut(run.Command, 500), "resolved: " + last.Title},
 		Concepts:  []string{ConceptCheck},
 	}
-	r := observe(o, w)
+	r := observe(o, Call{Tool: tool}, w)
 	return r.Observation
 }
 

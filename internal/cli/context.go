@@ -5,23 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/collector"
-	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/tokens"
-	"github.com/memhq/mem/internal/triggers"
 )
-
-// newCollector returns the collector over db with the configured sources
-// switched on: entries of a switched-off source are never delivered.
-func newCollector(cfg *config.Config, now func() time.Time, db collector.Store) *collector.Collector {
-	return collector.New(db, now, func(source string) bool { return SourceEnabled(cfg, source) })
-}
 
 // openCollector opens the store and returns the collector over it.
 func openCollector(ctx context.Context, app *App) (*collector.Collector, error) {
@@ -29,28 +20,7 @@ func openCollector(ctx context.Context, app *App) (*collector.Collector, error) 
 	if err != nil {
 		return nil, err
 	}
-	return newCollector(app.Config(), app.Now, db), nil
-}
-
-// sourceEnabled reads a source's context.<source> switch; sources mem does
-// not know (what scripts register) follow context.custom.
-func SourceEnabled(cfg *config.Config, source string) bool {
-	c := cfg.Settings.Context
-	switch source {
-	case triggers.SourceMemory:
-		return c.MemoryTriggers
-	case triggers.SourceFiles:
-		return c.FileActivity
-	case triggers.SourceAgents:
-		return c.DirectoryAgents
-	case triggers.SourceReadme:
-		return c.DirectoryReadme
-	case triggers.SourceRules:
-		return c.RulesInjector
-	case triggers.SourceKeywords:
-		return c.KeywordDetector
-	}
-	return c.Custom
+	return app.Engine().Collector(db), nil
 }
 
 type contextAddOptions struct {

@@ -4,119 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/collector"
-	"github.com/memhq/mem/internal/config"
-	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
-	"github.com/memhq/mem/internal/search"
-	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/triggers"
 )
-
-// contextEngine builds the context sources from the configuration.
-func contextEngine(cfg *config.Config, now func() time.Time, db *store.DB) (*triggers.Engine, error) {
-	c := triggers.ConfigFrom(cfg.Settings.Context)
-	if c.Keywords {
-		pairs, err := keywordPairs(cfg.Settings.Context.Keywords, filepath.Dir(cfg.File))
-		if err != nil {
-			return nil, err
-		}
-		c.KeywordPairs = pairs
-	}
-	return &triggers.Engine{Pending: db, Files: db, Search: search.Over(db), Config: c, Now: now}, nil
-}
-
-// maxKeywordFile bounds a keyword file.
-const maxKeywordFile = 64 << 10
-
-// keywordPairs reads context.keywords: keyword=file entries, the file's
-// text being what a prompt with the keyword gets. Relative files are in the
-// config folder. The files are the user's choice, so links are followed,
-// but a FIFO or device is refused rather than waited on.
-func keywordPairs(list []string, dir string) ([]triggers.Keyword, error) {
-	var out []triggers.Keyword
-	for _, item := range list {
-		word, file, ok := strings.Cut(item, "=")
-		word, file = strings.TrimSpace(word), strings.TrimSpace(file)
-		if !ok || word == "" || file == "" {
-			return nil, Invalid("context.keywords", "keyword=file entries", item)
-		}
-		if strings.HasPrefix(file, "~/") {
-			if home, err := os.UserHomeDir(); err == nil {
-				file = filepath.Join(home, file[2:])
-			}
-		}
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		b, err := fsafe.ReadFile(file, maxKeywordFile)
-		if err != nil {
-			return nil, Invalid("context.keywords", "keyword=file entries naming readable regular files of at most 64 KiB", item)
-		}
-		out = append(out, triggers.Keyword{Word: word, Text: string(b)})
-	}
-	return out, nil
-}
-
-// promptContext runs a prompt's sources for a session and returns what the
-// session gets at this turn (the consumed and persistent entries as one XML
-// block, at most maxChars long; "" for nothing). The prompt must have passed
-// the privacy filter.
-func promptContext(ctx context.Context, cfg *config.Config, now func() time.Time, db *store.DB, s triggers.Session, prompt string, maxChars int) (string, triggers.Report, error) {
-	eng, err := contextEngine(cfg, now, db)
-	if err != nil {
-		return "", triggers.Report{}, err
-	}
-	rep, err := eng.OnPrompt(ctx, s, prompt)
-	if err != nil {
-		return "", rep, err
-	}
-	es, err := newCollector(cfg, now, db).Consume(ctx, s.ID, maxChars)
-	if err != nil {
-		return "", rep, err
-	}
-	return collector.Render(es), rep, nil
-}
-
-// fileContext registers what touched files bring; with deliver it also
-// consumes the session's pending context at once (for agents that take
-// context after a tool call), persistent entries excepted: those come with
-// each turn, not with each tool call.
-func fileContext(ctx context.Context, cfg *config.Config, now func() time.Time, db *store.DB, s triggers.Session, read, edited []string, deliver bool, maxChars int) (string, triggers.Report, error) {
-	eng, err := contextEngine(cfg, now, db)
-	if err != nil {
-		return "", triggers.Report{}, err
-	}
-	var rep triggers.Report
-	for _, f := range []struct {
-		paths []string
-		edit  bool
-	}{{edited, true}, {read, false}} {
-		for _, p := range f.paths {
-			r, err := eng.OnFile(ctx, s, p, f.edit)
-			rep.Registered = append(rep.Registered, r.Registered...)
-			if err != nil {
-				return "", rep, err
-			}
-		}
-	}
-	if !deliver {
-		return "", rep, nil
-	}
-	es, err := newCollector(cfg, now, db).ConsumeNew(ctx, s.ID, maxChars)
-	if err != nil {
-		return "", rep, err
-	}
-	return collector.Render(es), rep, nil
-}
 
 type contextPromptOptions struct {
 	Session string
@@ -165,7 +60,7 @@ func runContextPrompt(ctx context.Context, app *App, o contextPromptOptions, tex
 	if err != nil {
 		return err
 	}
-	block, rep, err := promptContext(ctx, app.Config(), app.Now, db, s, privacy.Filter(o.Text), app.Config().Settings.Inject.MaxChars)
+	block, rep, err := app.Engine().PromptContext(ctx, db, s, privacy.Filter(o.Text), app.Config().Settings.Inject.MaxChars)
 	if err != nil {
 		return err
 	}
@@ -230,7 +125,7 @@ func runContextTouch(ctx context.Context, app *App, o contextTouchOptions, paths
 	} else {
 		read = paths
 	}
-	block, rep, err := fileContext(ctx, app.Config(), app.Now, db, s, read, edited, o.Deliver, app.Config().Settings.Inject.MaxChars)
+	block, rep, err := app.Engine().FileContext(ctx, db, s, read, edited, o.Deliver, app.Config().Settings.Inject.MaxChars)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 			obsIDs = append(obsIDs, r.ID)
 		}
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -105,10 +105,11 @@ func runGet(ctx context.Context, app *App, args []string) error {
 }
 
 func writeObservation(w io.Writer, o memory.Observation) {
-	fmt.Fprintf(w, "#%d %s: %s\n", o.ID, o.Type, o.Title)
+	fmt.Fprintf(w, "#%d %s%s: %s\n", o.ID, o.Type, heldMark(o.Review), o.Title)
 	field(w, "date", Stamp(o.CreatedAt))
 	field(w, "session", o.SessionID)
 	field(w, "project", o.Project)
+	provenanceFields(w, o.Provenance, o.Review)
 	field(w, "subtitle", o.Subtitle)
 	field(w, "narrative", o.Narrative)
 	if len(o.Facts) > 0 {
@@ -125,12 +126,34 @@ func writeObservation(w io.Writer, o memory.Observation) {
 }
 
 func writeSummary(w io.Writer, s memory.Summary) {
-	fmt.Fprintf(w, "S%d summary of session %s\n", s.ID, s.SessionID)
+	fmt.Fprintf(w, "S%d summary of session %s%s\n", s.ID, s.SessionID, heldMark(s.Review))
 	field(w, "date", Stamp(s.CreatedAt))
 	field(w, "project", s.Project)
+	provenanceFields(w, s.Provenance, s.Review)
 	field(w, "generator", s.Generator)
 	summaryFields(w, s)
 	field(w, "uuid", s.UUID)
+}
+
+// heldMark marks the header of a record the instruction check holds back.
+func heldMark(r memory.Review) string {
+	if r.Held() {
+		return " [flagged]"
+	}
+	return ""
+}
+
+// provenanceFields prints where a record came from and what the
+// instruction check found in it.
+func provenanceFields(w io.Writer, p memory.Provenance, r memory.Review) {
+	field(w, "source", p.Describe())
+	if r.Flag != "" {
+		state := "held back from the agent (mem review)"
+		if r.Released {
+			state = "released by a person"
+		}
+		field(w, "flagged", fmt.Sprintf("%s: %q, %s", r.Flag, r.Span, state))
+	}
 }
 
 // summaryFields prints what a summary says, section by section.

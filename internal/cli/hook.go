@@ -14,15 +14,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/agent"
-	"github.com/memhq/mem/internal/agentmem"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
-	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
-	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
-	"github.com/memhq/mem/internal/summarize"
 	"github.com/memhq/mem/internal/switches"
 )
 
@@ -161,13 +157,17 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 	// Opened on the handler's goroutine, which may still run when Run
 	// returns (a spooled event): hence atomic.
 	var db atomic.Pointer[store.DB]
-	h := newHookHandler(app, cfg, func(format string, a ...any) { log.Printf(fail, format, a...) })
-	h.Open = func(ctx context.Context) (*store.DB, error) {
-		d, err := store.Open(ctx, cfg.Settings.DB, store.Options{BusyTimeoutMillis: 1, Wait: hookLockWait})
+	open := func(ctx context.Context) (*store.DB, error) {
+		d, err := store.Open(ctx, cfg.Settings.DB, store.Options{BusyTimeoutMillis: 1, Wait: hookLockWait, Connector: app.connector})
 		db.Store(d)
 		return d, err
 	}
-	h.DrainFor = min(hookDrainFor, time.Until(started.Add(deadline))/4)
+	h, err := newHookHandler(app, cfg, open, min(hookDrainFor, time.Until(started.Add(deadline))/4),
+		func(format string, a ...any) { log.Printf(fail, format, a...) })
+	if err != nil {
+		log.Printf(fail, "%v", err)
+		return
+	}
 	r := &hook.Runner{Adapter: a.Adapter, Handler: h, Deadline: deadline, Getenv: app.Getenv, Log: log, Started: started}
 	r.Replied = func(ev hook.Event) {
 		if err := syncAfterSession(app, cfg, ev); err != nil {
@@ -194,28 +194,28 @@ const (
 	hookDrainFor = 150 * time.Millisecond
 )
 
-// newHookHandler returns the hook handler over the configuration, without
-// its Open: what mem hook runs and what applies spooled events.
-func newHookHandler(app *App, cfg *config.Config, logf func(format string, a ...any)) *hook.Handler {
+// newHookHandler returns the hook handler over the configuration, opening
+// the database with open: what mem hook runs and what applies spooled
+// events. The engine answers with the blocks `mem inject` prints, the
+// extractive summary (at SessionEnd, and as the checkpoint before
+// compaction) and prompt-time context (README).
+func newHookHandler(app *App, cfg *config.Config, open func(context.Context) (*store.DB, error), drainFor time.Duration,
+	logf func(format string, a ...any)) (*hook.Handler, error) {
 	sp := spool.Beside(cfg.Settings.DB)
-	h := &hook.Handler{
+	return hook.New(hook.Deps{
+		Open:    open,
 		Project: func(dir string) (project.Identity, error) { return project.Resolve(dir, cfg.Settings.Project) },
 		Switches: func(root string) switches.Decision {
 			return switches.Decide(SwitchSettings(cfg, app.Getenv), root)
 		},
+		Memory:   app.Engine(),
 		Getwd:    app.Getwd,
 		Now:      app.Now,
-		Spool:    &sp,
-		MaxChars: cfg.Settings.Inject.MaxChars,
 		Logf:     logf,
-	}
-	wireHookFeatures(h, cfg)
-	env := agentEnv(app)
-	h.Refresh = func(ctx context.Context, db *store.DB, project, root string) error {
-		_, err := agentmem.Refresh(ctx, db, env, agentmem.Kinds, project, root, false)
-		return err
-	}
-	return h
+		Spool:    &sp,
+		DrainFor: drainFor,
+		MaxChars: cfg.Settings.Inject.MaxChars,
+	})
 }
 
 // cliDrainFor bounds how long a command applies spooled hook events before
@@ -243,10 +243,15 @@ func drainSpool(ctx context.Context, app *App, db *store.DB, wait bool) {
 	}
 	defer release()
 	if !wait {
-		ctx = store.WithWait(ctx, 0)
+		db = db.WithWait(0)
 	}
 	log := &hook.Logger{Path: app.cfg.Settings.Hook.Log, Now: app.Now}
-	h := newHookHandler(app, app.cfg, func(format string, a ...any) { log.Printf(hook.Event{Agent: "spool"}, format, a...) })
+	h, err := newHookHandler(app, app.cfg, func(context.Context) (*store.DB, error) { return db, nil }, 0,
+		func(format string, a ...any) { log.Printf(hook.Event{Agent: "spool"}, format, a...) })
+	if err != nil {
+		log.Printf(hook.Event{Agent: "spool"}, "%v", err)
+		return
+	}
 	if _, err := h.Drain(ctx, db, until); err != nil && !errors.Is(err, store.ErrBusy) {
 		log.Printf(hook.Event{Agent: "spool"}, "applying spooled events: %v", err)
 	}
@@ -277,31 +282,6 @@ func trimWAL(ctx context.Context, db *store.DB, deadline time.Time) {
 	ctx, cancel := context.WithDeadline(ctx, deadline.Add(-100*time.Millisecond))
 	defer cancel()
 	_, _ = db.SQL().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
-}
-
-// wireHookFeatures connects the feature packages the hook answers with:
-// recall gives the blocks `mem inject` prints, summarize writes the
-// extractive summary (at SessionEnd, and as the checkpoint before compaction),
-// the context sources give prompt-time context (README).
-func wireHookFeatures(h *hook.Handler, cfg *config.Config) {
-	settings := recall.SettingsFrom(cfg.Settings)
-	h.Recall = func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error) {
-		m := recall.ModeStart
-		if mode == hook.ModeCompact {
-			m = recall.ModeCompact
-		}
-		res, err := recall.Build(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
-			Format: recall.FormatXML, AgentType: s.AgentType}, settings)
-		if err != nil {
-			return "", err
-		}
-		return res.Text, nil
-	}
-	h.Summarize = func(ctx context.Context, db *store.DB, id string, at time.Time) error {
-		_, err := summarize.Session(ctx, db, id, summarize.Options{Now: func() time.Time { return at }})
-		return err
-	}
-	h.Context = HookContext(cfg, h.Now)
 }
 
 func homeDir(getenv func(string) string) string { return config.HomeFor(runtime.GOOS, getenv) }

@@ -103,7 +103,7 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -112,11 +112,11 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 		boxes = true
 		color = app.Getenv("NO_COLOR") == ""
 	}
-	res, err := recall.Build(ctx, db, recall.Request{
+	res, err := app.Engine().Inject(ctx, db, recall.Request{
 		Project: id.Key, SessionID: o.Session, Mode: mode, Format: format, Compress: compress,
 		Prompt: o.Prompt, Budget: o.Budget, MaxChars: maxChars, AgentType: o.AgentType,
 		Color: color, Boxes: boxes,
-	}, recall.SettingsFrom(app.Config().Settings))
+	})
 	if err != nil {
 		return err
 	}

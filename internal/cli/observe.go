@@ -10,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -100,19 +102,21 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	if err != nil {
 		return UsageErr(err)
 	}
-	var db *store.DB
-	if scope == memory.ScopePersonal {
-		if db, err = app.WriteStore(ctx); err == nil {
-			_, err = db.EnsureSession(ctx, memory.PersonalSession(app.Now()))
-		}
-	} else {
-		db, err = app.sessionStore(ctx, o.Session)
-	}
-	if err != nil {
+	guard.MarkObservation(&obs)
+	obs.CreatedAt = app.Now()
+	var added store.Added
+	add := func(tx *store.DB) (err error) {
+		added, err = tx.AddObservation(ctx, obs)
 		return err
 	}
-	obs.CreatedAt = app.Now()
-	added, err := db.AddObservation(ctx, obs)
+	if scope == memory.ScopePersonal {
+		var db *store.DB
+		if db, err = app.WriteStore(ctx); err == nil {
+			err = remember.InSession(ctx, db, memory.PersonalSession(app.Now()), add)
+		}
+	} else {
+		err = app.inSession(ctx, o.Session, add)
+	}
 	if err != nil {
 		return err
 	}
@@ -167,6 +171,7 @@ func (in observeInput) observation(session string) (memory.Observation, error) {
 		Facts: in.Facts, Concepts: in.Concepts,
 		FilesRead: in.FilesRead, FilesModified: in.FilesModified,
 		ToolName: in.ToolName, PromptNumber: in.PromptNumber, AgentType: in.AgentType,
+		Provenance: memory.Provenance{Origin: memory.OriginPerson, Agent: "cli", Event: "observe"},
 	})
 }
 

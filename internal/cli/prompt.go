@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/store"
 )
 
 type promptOptions struct {
@@ -59,11 +60,11 @@ func runPrompt(ctx context.Context, app *App, o promptOptions) error {
 		fmt.Fprintln(app.Out, "not recorded: the prompt is entirely private")
 		return nil
 	}
-	db, err := app.sessionStore(ctx, o.Session)
-	if err != nil {
+	var p memory.Prompt
+	err := app.inSession(ctx, o.Session, func(tx *store.DB) (err error) {
+		p, err = tx.AddPrompt(ctx, o.Session, text, app.Now())
 		return err
-	}
-	p, err := db.AddPrompt(ctx, o.Session, text, app.Now())
+	})
 	if err != nil {
 		return err
 	}

@@ -46,15 +46,17 @@ private CA, --ca-file names its PEM file. A new config file is readable by its o
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			s := app.cfg.Settings.Sync
-			pw := ""
-			if s.Password != "" {
-				pw = config.Hidden
-			}
+			pw := app.cfg.Origin(&app.cfg.Settings.Sync.Password).Value
+			url := app.cfg.Origin(&app.cfg.Settings.Sync.URL).Value
 			if app.JSON {
-				return PrintJSON(app.Out, map[string]any{"url": s.URL, "user": s.User, "password": pw, "ca_file": s.CAFile})
+				urls := []string{}
+				if url != "" {
+					urls = strings.Split(url, ",")
+				}
+				return PrintJSON(app.Out, map[string]any{"url": urls, "user": s.User, "password": pw, "ca_file": s.CAFile})
 			}
 			w := app.Text()
-			fmt.Fprintf(w, "url: %s\nuser: %s\npassword: %s\nca_file: %s\n", strings.Join(s.URL, ","), s.User, pw, s.CAFile)
+			fmt.Fprintf(w, "url: %s\nuser: %s\npassword: %s\nca_file: %s\n", url, s.User, pw, s.CAFile)
 			return nil
 		},
 	}

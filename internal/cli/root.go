@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/termsafe"
 )
@@ -40,8 +42,12 @@ type App struct {
 	projectFlag string
 	JSON        bool
 
-	cfg *config.Config
-	db  *store.DB
+	cfg    *config.Config
+	db     *store.DB
+	engine *remember.Engine
+	// connector wraps the database's driver connector (tests count
+	// transactions through it); nil in mem itself.
+	connector func(driver.Connector) driver.Connector
 }
 
 // NewApp returns an App wired to the process's streams and environment.
@@ -111,6 +117,7 @@ func commands() []Command {
 		{"timeline", newTimelineCmd},
 		{"inject", newInjectCmd},
 		{"forget", newForgetCmd},
+		{"review", newReviewCmd},
 		{"export", newExportCmd},
 		{"import", newImportCmd},
 		{"stats", newStatsCmd},
@@ -252,20 +259,45 @@ func (a *App) load(cmd *cobra.Command) error {
 // Config returns the effective configuration.
 func (a *App) Config() *config.Config { return a.cfg }
 
-// Store opens the database on first use.
+// Engine returns what runs mem's use cases over the configuration, once it
+// is loaded.
+func (a *App) Engine() *remember.Engine {
+	if a.engine == nil {
+		e, err := remember.New(a.cfg, a.Now)
+		if err != nil {
+			panic("cli: " + err.Error()) // a command ran before its configuration was loaded
+		}
+		e.SetAgentFiles(agentEnv(a))
+		a.engine = e
+	}
+	return a.engine
+}
+
+// Store opens the database on first use. What hooks spooled is applied
+// when the database is free at once, so that what the command reads
+// includes it.
 func (a *App) Store(ctx context.Context) (*store.DB, error) {
+	db, err := a.ReadStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	drainSpool(ctx, a, db, false)
+	return db, nil
+}
+
+// ReadStore opens the database on first use, for a command that only
+// reads: it writes nothing, not even the hook events spooled while the
+// database was busy (the next hook or writing command applies those).
+func (a *App) ReadStore(ctx context.Context) (*store.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := store.Open(ctx, a.cfg.Settings.DB, store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait})
+	db, err := store.Open(ctx, a.cfg.Settings.DB, store.Options{BusyTimeoutMillis: cliBusyMillis, Wait: cliWait, Connector: a.connector})
 	if err != nil {
 		return nil, dbError(a.cfg.Settings.DB, err)
 	}
 	a.db = db
 	makeFoldersPrivate(a, db.Path())
-	// What hooks spooled is applied when the database is free at once, so
-	// that what the command reads includes it.
-	drainSpool(ctx, a, db, false)
 	return db, nil
 }
 
@@ -289,20 +321,20 @@ func (a *App) WriteStore(ctx context.Context) (*store.DB, error) {
 	return db, nil
 }
 
-// sessionStore opens the database and makes sure the session exists,
-// creating it in the current project when it does not.
-func (a *App) sessionStore(ctx context.Context, sessionID string) (*store.DB, error) {
+// inSession opens the database and runs fn in one write transaction in
+// which the session exists, creating it in the current project when it does
+// not.
+func (a *App) inSession(ctx context.Context, sessionID string, fn func(tx *store.DB) error) error {
 	id, err := a.Project()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	db, err := a.WriteStore(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	wd, _ := a.Getwd()
-	_, err = db.EnsureSession(ctx, memory.Session{ID: sessionID, Project: id.Key, Cwd: wd, StartedAt: a.Now()})
-	return db, err
+	return remember.InSession(ctx, db, memory.Session{ID: sessionID, Project: id.Key, Cwd: wd, StartedAt: a.Now()}, fn)
 }
 
 // Project resolves the current project: --project, MEM_PROJECT, then the

@@ -117,7 +117,7 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 	if err != nil {
 		return err
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -154,10 +154,14 @@ func writeHitLine(w io.Writer, h search.Hit, withProject bool) {
 // hitLabel names what a hit is in a listing: an observation's type, or the
 // kind of any other record.
 func hitLabel(h search.Hit) string {
+	label := string(h.Type)
 	if h.Kind != search.KindObservation {
-		return string(h.Kind)
+		label = string(h.Kind)
 	}
-	return string(h.Type)
+	if h.Flag != "" {
+		label += " [flagged]"
+	}
+	return label
 }
 
 // printHitsJSON writes hits as a JSON array, [] when there are none.

@@ -11,6 +11,7 @@ import (
 	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -194,14 +195,6 @@ func newSessionShowCmd(app *App) *cobra.Command {
 	return cmd
 }
 
-// sessionDetail is everything recorded in one session.
-type sessionDetail struct {
-	Session      memory.Session       `json:"session"`
-	Summary      *memory.Summary      `json:"summary"`
-	Prompts      []memory.Prompt      `json:"prompts"`
-	Observations []memory.Observation `json:"observations"`
-}
-
 func runSessionShow(ctx context.Context, app *App, id string) error {
 	if err := SessionArg(&id); err != nil {
 		return err
@@ -210,17 +203,8 @@ func runSessionShow(ctx context.Context, app *App, id string) error {
 	if err != nil {
 		return err
 	}
-	var d sessionDetail
-	if d.Session, err = db.Session(ctx, id); err != nil {
-		return err
-	}
-	if sum, err := db.SessionSummary(ctx, id); err == nil {
-		d.Summary = &sum
-	}
-	if d.Prompts, err = db.Prompts(ctx, id); err != nil {
-		return err
-	}
-	if d.Observations, err = db.ListObservations(ctx, store.ObservationFilter{SessionID: id, Ascending: true, Limit: 10000}); err != nil {
+	d, err := remember.Session(ctx, db, id)
+	if err != nil {
 		return err
 	}
 	if app.JSON {
@@ -230,7 +214,7 @@ func runSessionShow(ctx context.Context, app *App, id string) error {
 	return nil
 }
 
-func writeSessionDetail(w io.Writer, d sessionDetail) {
+func writeSessionDetail(w io.Writer, d remember.SessionDetail) {
 	s := d.Session
 	fmt.Fprintf(w, "session %s (%s)\n", s.ID, s.Status)
 	field(w, "project", s.Project)

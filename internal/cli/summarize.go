@@ -16,12 +16,10 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/progress"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
-
-// maintainAfter: pending context of sessions ended longer ago is dropped.
-const maintainAfter = 24 * time.Hour
 
 type summarizeOptions struct {
 	Session    string
@@ -132,44 +130,39 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	if o.Session != "" {
 		return summarizeOne(ctx, app, db, o, opts)
 	}
-	var out summarizeReport
 	start := time.Now()
+	n := remember.Nightly{Pending: o.Pending, Summarize: opts, Idle: o.Idle, Limit: o.Limit, DryRun: o.DryRun,
+		Maintain: o.Maintain}
+	var prog *jobProgress
 	if o.Pending {
-		prog := newJobProgress(app.Err)
-		job := summarize.Job{Queue: summarizeQueue{db}, Options: opts, Idle: o.Idle, Limit: o.Limit,
-			DryRun: o.DryRun}
+		prog = newJobProgress(app.Err)
 		if !o.DryRun {
-			job.Progress = prog.event
+			n.Progress = prog.event
 		}
-		rep, err := job.Run(ctx)
+	}
+	r, err := app.Engine().Nightly(ctx, db, n)
+	if prog != nil {
 		prog.finish()
-		if err != nil {
-			if rep.Summarized > 0 {
-				fmt.Fprintf(app.Err, "mem: summarize stopped after %d of %d sessions (each one done is kept)\n",
-					rep.Summarized, rep.Pending)
-			}
-			return err
-		}
-		if rep.LeaseHolder != "" {
-			fmt.Fprintf(app.Err, "mem: another summarize run (%s) holds the lease until %s; nothing done\n",
-				rep.LeaseHolder, rep.LeaseUntil.Local().Format(time.RFC3339))
-			if app.JSON {
-				return PrintJSON(app.Out, rep)
-			}
-			return nil
-		}
-		out.Report = &rep
-		if !o.DryRun {
-			backgroundSync(ctx, app) // the nightly job: the new summaries go to the team too
-		}
 	}
-	if o.Maintain && !o.DryRun {
-		m, err := db.Maintain(ctx, app.Now().Add(-maintainAfter))
-		if err != nil {
-			return err
+	rep := r.Summaries
+	switch {
+	case err != nil:
+		if rep != nil && rep.Summarized > 0 {
+			fmt.Fprintf(app.Err, "mem: summarize stopped after %d of %d sessions (each one done is kept)\n",
+				rep.Summarized, rep.Pending)
 		}
-		out.Maintenance = &m
+		return err
+	case rep != nil && rep.LeaseHolder != "":
+		fmt.Fprintf(app.Err, "mem: another summarize run (%s) holds the lease until %s; nothing done\n",
+			rep.LeaseHolder, rep.LeaseUntil.Local().Format(time.RFC3339))
+		if app.JSON {
+			return PrintJSON(app.Out, rep)
+		}
+		return nil
+	case o.Pending && !o.DryRun:
+		backgroundSync(ctx, app) // the nightly job: the new summaries go to the team too
 	}
+	out := summarizeReport{Report: rep, Maintenance: r.Maintenance}
 	out.ElapsedMillis = time.Since(start).Milliseconds()
 	if app.JSON {
 		return PrintJSON(app.Out, out)
@@ -226,21 +219,6 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 	fmt.Fprintf(w, "%s session %s (%s, %d tokens)\n", verb, s.SessionID, s.Generator, s.TokenCount)
 	summaryFields(w, s)
 	return nil
-}
-
-// summarizeQueue adapts the store to the job's Queue.
-type summarizeQueue struct{ *store.DB }
-
-func (q summarizeQueue) Pending(ctx context.Context, idleBefore time.Time, upgrade bool, limit int) ([]summarize.Pending, error) {
-	ps, err := q.PendingSessions(ctx, store.PendingQuery{IdleBefore: idleBefore, Upgrade: upgrade, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]summarize.Pending, len(ps))
-	for i, p := range ps {
-		out[i] = summarize.Pending{ID: p.ID, Reason: p.Reason}
-	}
-	return out, nil
 }
 
 type summarizeReport struct {

@@ -74,7 +74,7 @@ func runTimeline(ctx context.Context, app *App, o timelineOptions, afterSet bool
 		}
 		tq.Around = r.ID
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -205,6 +205,7 @@ type Sync struct {
 	Deadline     time.Duration // a background sync (after a session, nightly)
 	AfterSession bool          // sync in the background when a session ends
 	Page         int           // records a pull reads at once
+	ShareMachine bool          // the host name and the sessions' folders go to the team
 }
 
 // Context is the [context] section: the switches of the pending-context
@@ -235,7 +236,7 @@ func Defaults(d Dirs) Settings {
 			Weight: Weights{Recency: 0.40, Importance: 0.30, AgentType: 0.20, Keyword: 0.10}},
 		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
-		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000},
+		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
 			MinRelevance: 0.35, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
@@ -291,6 +292,8 @@ func bind(s *Settings) []Key {
 		{"sync.deadline", "", "time a background sync (after a session ends, nightly) may take", &s.Sync.Deadline, span(time.Second, 24*time.Hour)},
 		{"sync.page", "", "records a pull reads from the cluster at once", &s.Sync.Page, Range{100, 100_000}},
 		{"sync.after_session", "MEM_SYNC_AFTER_SESSION", "sync shared projects in the background when a session ends", &s.Sync.AfterSession, Range{}},
+		{"sync.share_machine", "", "send the team this machine's host name (in the origin of what it pushes) and the sessions' working folders (cwd); off: a random name and no folder",
+			&s.Sync.ShareMachine, Range{}},
 		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},
 		{"context.file_activity", "", "reading or editing a file brings what memory knows about it", &c.FileActivity, Range{}},
 		{"context.directory_agents", "", "first touch of a directory brings its AGENTS.md (up to the project root)", &c.DirectoryAgents, Range{}},
@@ -571,7 +574,11 @@ func (c *Config) set(name, v, source, detail string) error {
 		return memory.Invalid("config key ("+detail+")", "one of "+strings.Join(c.names(), ", "), name)
 	}
 	if err := k.set(v); err != nil {
-		bad := memory.Invalid(name+" ("+detail+")", err.Error(), v)
+		shown := v
+		if k.Secret() {
+			shown = Hidden
+		}
+		bad := memory.Invalid(name+" ("+detail+")", err.Error(), HideURLUsers(shown))
 		if c.lenient && k.numeric() {
 			if c.skipped == nil {
 				c.skipped = bad
@@ -618,11 +625,21 @@ func (c *Config) setting(k Key) Setting {
 	if !ok {
 		s.Source = SourceDefault
 	}
-	s.Key, s.Value = k.Name, k.Value()
-	if k.Secret() && s.Value != "" {
-		s.Value = Hidden
-	}
+	s.Key, s.Value = k.Name, k.Shown()
 	return s
+}
+
+// Shown is the field's value as mem prints it: a secret's hidden, and
+// the user and password written into a node's address (sync.url) too.
+func (k Key) Shown() string {
+	v := k.Value()
+	switch {
+	case k.Secret() && v != "":
+		return Hidden
+	case k.Name == "sync.url":
+		return HideURLUsers(v)
+	}
+	return v
 }
 
 // Hidden is shown in place of a secret's value.

@@ -7,6 +7,26 @@ import (
 	"github.com/memhq/mem/internal/memory"
 )
 
+// HideURLUsers returns a comma-separated list of addresses with whatever
+// comes before an @ in each address's host part (a user, a password, a
+// token) replaced by xxxxx, whether or not the address parses: such an
+// address is refused (NodeURLs), and shown only this way.
+func HideURLUsers(list string) string {
+	items := strings.Split(list, ",")
+	for i, it := range items {
+		at := strings.LastIndex(it, "@")
+		if at < 0 {
+			continue
+		}
+		from := 0
+		if j := strings.Index(it, "://"); j >= 0 && j < at {
+			from = j + len("://")
+		}
+		items[i] = it[:from] + "xxxxx" + it[at:]
+	}
+	return strings.Join(items, ",")
+}
+
 // NodeURLs checks a comma-separated list of node addresses: http or https,
 // a host, no path beyond /, no user or password in the address.
 func NodeURLs(list string) ([]string, error) {
@@ -17,20 +37,13 @@ func NodeURLs(list string) ([]string, error) {
 			continue
 		}
 		u, err := url.Parse(raw)
-		// What the message quotes: never a password.
-		shown := raw
-		if i := strings.LastIndex(raw, "@"); i >= 0 {
-			shown = "…@" + raw[i+1:]
-		}
-		if err == nil && u.User != nil {
-			shown = u.Redacted()
-		}
+		shown := HideURLUsers(raw) // what the message quotes: never a password
 		bad := func(why string) error {
 			return memory.Invalid("url", "http:// or https:// node addresses separated by commas ("+why+")", shown)
 		}
 		switch {
 		case !strings.Contains(raw, "://"):
-			return nil, bad("no scheme: write http://" + strings.TrimPrefix(shown, "…@"))
+			return nil, bad("no scheme: write http://" + shown[strings.LastIndex(shown, "@")+1:])
 		case err != nil:
 			return nil, bad("not an address")
 		case u.Scheme != "http" && u.Scheme != "https":

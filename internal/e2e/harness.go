@@ -304,6 +304,7 @@ type Exported struct {
 	Request       string          `json:"request"`
 	Completed     string          `json:"completed"`
 	EndedAt       string          `json:"ended_at"`
+	Flag          string          `json:"flag"`
 	Agent         string          `json:"agent"`
 	raw           string
 }

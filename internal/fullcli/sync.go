@@ -12,6 +12,7 @@ import (
 	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/team"
+	"github.com/memhq/mem/internal/termsafe"
 )
 
 type syncOptions struct {
@@ -34,6 +35,10 @@ project shared with mem share (only the one named with --project, when given). S
 observations and summaries travel, with their uuid, project and origin machine; prompts never do.
 A forgotten record travels as a tombstone and is never brought back. The newest summary of a
 session wins. Syncing twice changes nothing; a sync cut off anywhere goes on from where it stopped.
+What is pushed passes the privacy filter again; the host name and the sessions' folders go only
+with sync.share_machine. A row of the cluster that is no record of its project (another project's,
+not a record, over 1 MiB) is quarantined: said on stderr, skipped, counted by --status. A project
+that fails does not stop the others; the sync then exits 1 naming it.
 
 --status says, per shared project, what is waiting to be pushed and pulled and when it last synced.
 --background is for the jobs that sync on their own (after a session ends, nightly): it prints
@@ -102,25 +107,33 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: app.Config().Settings.Sync.Page}
+	set := app.Config().Settings.Sync
+	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: set.Page, ShareMachine: set.ShareMachine,
+		Warn: func(line string) {
+			if o.Background {
+				app.LogBackground(errors.New(line))
+			} else {
+				fmt.Fprintf(app.Err, "mem: warning: %s\n", termsafe.Line(line))
+			}
+		}}
 	if o.Project != "" {
 		opts.Projects = []string{o.Project}
 	}
 	res, err := team.Sync(ctx, db, opts)
-	if err != nil {
-		if errors.Is(err, team.ErrNewerSchema) {
-			return cli.UsageErr(err) // as with a database file newer than mem
-		}
-		if errors.Is(err, team.ErrAuth) {
-			return fmt.Errorf("%w (user %q; set it with mem remote set --user U --password-stdin)", err, r.User)
-		}
+	switch {
+	case errors.Is(err, team.ErrNewerSchema):
+		return cli.UsageErr(err) // as with a database file newer than mem
+	case errors.Is(err, team.ErrAuth):
+		return fmt.Errorf("%w (user %q; set it with mem remote set --user U --password-stdin)", err, r.User)
+	case err != nil && len(res.Projects) == 0, o.Quiet || o.Background:
 		return err
 	}
-	if o.Quiet || o.Background {
-		return nil
-	}
+	// What the projects that went on did is said, then what failed.
 	if app.JSON {
-		return cli.PrintJSON(app.Out, res)
+		if perr := cli.PrintJSON(app.Out, res); perr != nil {
+			return perr
+		}
+		return err
 	}
 	w := app.Text()
 	if len(res.Projects) == 0 {
@@ -129,10 +142,26 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 	}
 	fmt.Fprintf(w, "cluster %s, this machine %s\n", res.Cluster, res.Origin)
 	for _, p := range res.Projects {
-		fmt.Fprintf(w, "%s: pushed %d, pulled %d new, %d newer summaries, %d forgotten (cursor %d)\n",
-			p.Project, p.Pushed, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, p.Cursor)
+		if p.Error != "" {
+			fmt.Fprintf(w, "%s: failed (below)\n", p.Project)
+			continue
+		}
+		withheld := ""
+		if p.Withheld > 0 {
+			withheld = fmt.Sprintf(" (%d withheld)", p.Withheld)
+		}
+		fmt.Fprintf(w, "%s: pushed %d%s, pulled %d new, %d newer summaries, %d forgotten%s (cursor %d)\n",
+			p.Project, p.Pushed, withheld, p.Pulled.Added, p.Pulled.Updated, p.Pulled.Removed, quarantined(int64(p.Pulled.Quarantined)), p.Cursor)
 	}
-	return nil
+	return err
+}
+
+// quarantined says how many of the cluster's rows were set aside, when any.
+func quarantined(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d quarantined", n)
 }
 
 func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
@@ -146,7 +175,7 @@ func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
-	st, err := team.Status(ctx, db, r, o.Project)
+	st, err := team.Status(ctx, db, r, o.Project, app.Config().Settings.Sync.ShareMachine)
 	if err != nil {
 		return err
 	}
@@ -171,7 +200,7 @@ func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
 		if !p.SyncedAt.IsZero() {
 			last = cli.Stamp(p.SyncedAt)
 		}
-		fmt.Fprintf(w, "%s: %d to push, %s to pull, last synced %s\n", p.Project, p.Pending, pull, last)
+		fmt.Fprintf(w, "%s: %d to push, %s to pull, last synced %s%s\n", p.Project, p.Pending, pull, last, quarantined(p.Quarantined))
 	}
 	return nil
 }

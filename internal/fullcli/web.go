@@ -19,6 +19,7 @@ import (
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/switches"
 	"github.com/memhq/mem/internal/web"
 )
@@ -84,7 +85,7 @@ func runWeb(ctx context.Context, app *cli.App, o webOptions) error {
 	srv, err := web.New(web.Options{
 		DB: db, Recall: recall.SettingsFrom(cfg.Settings), Current: id, Now: app.Now,
 		Switches:      func(root string) switches.Decision { return switches.Decide(cli.SwitchSettings(cfg, app.Getenv), root) },
-		SourceEnabled: func(source string) bool { return cli.SourceEnabled(cfg, source) },
+		SourceEnabled: func(source string) bool { return remember.SourceEnabled(cfg, source) },
 	}, l.Addr().String(), o.AllowRemote)
 	if err != nil {
 		return cli.UsageErr(err)

@@ -14,65 +14,76 @@ import (
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
 )
 
-// Recall modes.
-const (
-	ModeStart   = "start"   // the session-start block
-	ModeCompact = "compact" // the block given after compaction
-)
-
-// RecallFunc renders the recall block of a session (what `mem inject` prints).
-type RecallFunc func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error)
-
-// SummarizeFunc writes the summary of a session as it stands now.
-type SummarizeFunc func(ctx context.Context, db *store.DB, sessionID string, at time.Time) error
-
-// ContextTurn is what a ContextFunc is told of the turn it answers, so it
-// does not resolve the project or analyse the tool call again.
-type ContextTurn struct {
-	Session memory.Session
-	Event   Event    // a prompt's text has passed the privacy filter
-	Root    string   // the project's work tree root
-	Read    []string // files the tool call read, relative to Root
-	Edited  []string // files the tool call changed, relative to Root
-	Room    int      // characters left under the agent's cap; negative: no cap
+// Memory is what the hook asks of mem's memory beyond recording the event
+// (remember.Engine). Each call runs in the transaction of the DB it is
+// given.
+type Memory interface {
+	// Block renders a session's recall block: the session-start block, or
+	// with compact the one given after compaction.
+	Block(ctx context.Context, db *store.DB, s memory.Session, compact bool) (string, error)
+	// Summarize writes the summary of a session as it stands at at.
+	Summarize(ctx context.Context, db *store.DB, sessionID string, at time.Time) error
+	// TurnContext answers a prompt or a tool call with the context the
+	// session is waiting for (prompt-time recall), or "".
+	TurnContext(ctx context.Context, db *store.DB, t remember.Turn) (string, error)
+	// Refresh reads again the memory files outside the database that
+	// changed since last read (the agents' own memories): a stat each when
+	// none did.
+	Refresh(ctx context.Context, db *store.DB, project, root string) error
 }
 
-// ContextFunc answers a prompt or a tool call with context the session is
-// waiting for (prompt-time recall), or "".
-type ContextFunc func(ctx context.Context, db *store.DB, t ContextTurn) (string, error)
-
-// Handler does what an event calls for. Open, Project and Switches are
-// required; Recall, Summarize and Context may be nil (then that part is
-// skipped), and so may Spool (then an event the database is too busy for is
-// lost, logged).
-type Handler struct {
-	Open      func(ctx context.Context) (*store.DB, error)
-	Project   func(dir string) (project.Identity, error)
-	Switches  func(root string) switches.Decision
-	Getwd     func() (string, error)
-	Now       func() time.Time
-	Recall    RecallFunc
-	Summarize SummarizeFunc
-	Context   ContextFunc
-	// Refresh, at session start, reads again the memory files outside the
-	// database that changed since last read (the agents' own memories, the
-	// repository's memory file): a stat each when none did.
-	Refresh func(ctx context.Context, db *store.DB, project, root string) error
+// Deps are what a Handler works with. New refuses a missing one.
+type Deps struct {
+	Open     func(ctx context.Context) (*store.DB, error)
+	Project  func(dir string) (project.Identity, error)
+	Switches func(root string) switches.Decision
+	Memory   Memory
+	Getwd    func() (string, error)
+	Now      func() time.Time
+	Logf     func(format string, args ...any)
 	// Spool keeps the events the database is too busy for (internal/spool/README.md).
 	Spool *spool.Dir
 	// DrainFor bounds how long Handle applies spooled events before its own.
 	DrainFor time.Duration
-	// MaxChars caps injected text (Claude Code cuts at 10,000 characters).
+	// MaxChars caps injected text (Claude Code cuts at 10,000 characters);
+	// 0: no cap.
 	MaxChars int
-	Logf     func(format string, args ...any)
+}
+
+// Handler does what an event calls for.
+type Handler struct {
+	Deps
+	built bool // by New, with every dependency
 
 	mu      sync.Mutex
 	durable chan struct{} // closed once the event being handled is recorded or spooled
+}
+
+// New returns the handler over d, or an error naming the dependency d
+// lacks.
+func New(d Deps) (*Handler, error) {
+	for _, c := range []struct {
+		name    string
+		missing bool
+	}{
+		{"Open", d.Open == nil}, {"Project", d.Project == nil}, {"Switches", d.Switches == nil},
+		{"Memory", d.Memory == nil}, {"Getwd", d.Getwd == nil}, {"Now", d.Now == nil},
+		{"Logf", d.Logf == nil}, {"Spool", d.Spool == nil},
+	} {
+		if c.missing {
+			return nil, fmt.Errorf("hook: the handler has no %s", c.name)
+		}
+	}
+	if d.DrainFor < 0 || d.MaxChars < 0 {
+		return nil, fmt.Errorf("hook: DrainFor %s and MaxChars %d must not be negative", d.DrainFor, d.MaxChars)
+	}
+	return &Handler{Deps: d, built: true}, nil
 }
 
 // Settle waits, at most d, until the event being handled is recorded or
@@ -113,8 +124,10 @@ const (
 )
 
 // Handle does what ev calls for and returns the reply. What the event
-// changes in the database is done in one transaction, after the spooled
-// events that arrived before it; when the database stays busy past the
+// changes in the database, and a reply that changes it (pending context
+// consumed), are done in one write transaction, after the spooled events
+// that arrived before it; a reply that only reads (a recall block) is read
+// in one read transaction after it. When the database stays busy past the
 // store's short wait, the event is spooled and the reply is empty.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	return h.handle(ctx, ev, h.settling())
@@ -124,6 +137,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 // there is nothing to keep.
 func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, error) {
 	defer settled()
+	if !h.built {
+		return Reply{}, errors.New("hook: the handler was not built by New")
+	}
 	if ev.Kind == KindIgnored {
 		return Reply{}, nil
 	}
@@ -144,7 +160,7 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	if dir == "" {
 		dir = ev.Cwd
 	}
-	if dir == "" && h.Getwd != nil {
+	if dir == "" {
 		dir, _ = h.Getwd()
 	}
 	id, err := h.Project(dir)
@@ -155,23 +171,25 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	if !sw.Inject && !sw.Capture {
 		return Reply{}, nil // opted out: not even the database is opened
 	}
-	at := h.now()
+	at := h.Now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
-	t, busy, err := h.recordBy(ctx, j, sw.Capture, sw.Inject, settled)
-	if err != nil || busy || !sw.Inject {
-		return Reply{}, err
-	}
-	// The event is recorded: the reply must come in time or not at all.
+	// The event is recorded, and the reply built, before the deadline less
+	// answerMargin, or not at all.
 	if deadline, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-answerMargin))
 		defer cancel()
 	}
-	reply, err := t.answer(ctx)
+	reply, busy, err := h.recordBy(ctx, j, sw.Capture, sw.Inject, settled)
 	switch {
+	case busy:
+		return Reply{}, err
 	case ctx.Err() != nil:
-		h.logf("no context: the reply was not ready %s before the deadline (the event is recorded)", answerMargin)
-		return Reply{}, nil
+		if err == nil || errors.Is(err, ctx.Err()) {
+			h.logf("no context: the reply was not ready %s before the deadline (the event is recorded)", answerMargin)
+			return Reply{}, nil
+		}
+		return Reply{}, err
 	case errors.Is(err, store.ErrBusy):
 		// No context this turn: what waits for the session stays pending.
 		return Reply{}, nil
@@ -188,23 +206,24 @@ const answerMargin = 100 * time.Millisecond
 // of the database still answers in time without losing its event.
 const SpoolMargin = 300 * time.Millisecond
 
-// recordBy opens the database and, when capture is on, records j; when that
-// has not finished SpoolMargin before ctx's deadline, j is spooled and busy
-// is true. The work left running may still commit before the process ends:
-// j's id, recorded with its changes, keeps it from being applied twice.
-func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, settled func()) (*turn, bool, error) {
+// recordBy opens the database and handles j (turn.handle); when that has
+// not finished SpoolMargin before ctx's deadline (and capture is on), j is
+// spooled and busy is true. The work left running may still commit before
+// the process ends: j's id, recorded with its changes, keeps it from being
+// applied twice.
+func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, settled func()) (Reply, bool, error) {
 	type result struct {
-		t    *turn
-		busy bool
-		err  error
+		reply Reply
+		busy  bool
+		err   error
 	}
+	// Events wait in the spool: the database was busy a moment ago. Waiting
+	// for it again would only make this hook late: it gets it at once (and
+	// applies them), or joins them.
+	noWait := false
 	if capture && h.Spool != nil {
-		if n, _, _ := h.Spool.Len(); n > 0 {
-			// Events wait in the spool: the database was busy a moment ago.
-			// Waiting for it again would only make this hook late: it
-			// gets it at once (and applies them), or joins them.
-			ctx = store.WithWait(ctx, 0)
-		}
+		n, _, _ := h.Spool.Len()
+		noWait = n > 0
 	}
 	done := make(chan result, 1)
 	go func() {
@@ -225,38 +244,107 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 			}
 			return
 		}
-		r.t = h.turn(db, j, capture, inject)
-		if capture {
-			r.busy, r.err = h.record(ctx, r.t)
+		if noWait {
+			db = db.WithWait(0)
 		}
+		r.reply, r.busy, r.err = h.turnIn(ctx, db, j, capture, inject)
 	}()
 	deadline, ok := ctx.Deadline()
+	if ok {
+		deadline = deadline.Add(answerMargin) // ctx's deadline is the reply's
+	}
 	if !ok || !capture || h.Spool == nil {
 		r := <-done
-		return r.t, r.busy, r.err
+		return r.reply, r.busy, r.err
 	}
 	left := time.Until(deadline)
 	timer := time.NewTimer(left - min(SpoolMargin, left/3))
 	defer timer.Stop()
 	select {
 	case r := <-done:
-		return r.t, r.busy, r.err
+		return r.reply, r.busy, r.err
 	case <-timer.C:
 		defer settled()
 		if err := h.spool(j, "not recorded in time"); err != nil {
-			return nil, true, err
+			return Reply{}, true, err
 		}
 		h.logf("not recorded within the deadline: event spooled as %s, to be applied by the next mem process", j.ID)
-		return nil, true, nil
+		return Reply{}, true, nil
 	}
 }
 
+// turnIn handles j over db: at most one write transaction, which records
+// the event (when capture is on) and builds a reply that changes the
+// database (pending context consumed, marks taken), and one read
+// transaction after it for a reply that only reads (a recall block). The
+// spooled events that arrived before j are applied first, each in its own
+// transaction (record). busy reports that j was spooled.
+func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inject bool) (reply Reply, busy bool, err error) {
+	var t *turn
+	var answerErr error
+	record := capture
+	// The reply is built inside the transaction that records the event, and
+	// a statement cut short by the deadline would roll all of it back: the
+	// transaction's statements are not cancelled, the reply is dropped
+	// after it when it came too late (Handle).
+	work := func(tx *store.DB) error {
+		t = h.turn(tx, j, capture, inject)
+		if record {
+			if err := t.record(ctx); err != nil {
+				return err
+			}
+			if h.mayPrune(t.id) {
+				// The spool is empty (or unused): the ids of events applied
+				// long ago cannot be met again (internal/spool/README.md).
+				if err := tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied))); err != nil {
+					return err
+				}
+			}
+		}
+		if inject && !t.answerReads() {
+			reply, answerErr = t.answer(context.WithoutCancel(ctx))
+		}
+		return nil
+	}
+	if capture {
+		var joined bool
+		joined, busy, err = h.record(ctx, db, j, work)
+		if busy || err != nil {
+			return Reply{}, busy, err
+		}
+		// Joined: the event waits in the spool behind others, and the
+		// reply is built without it.
+		record = !joined
+	}
+	switch {
+	case record:
+	case inject && !answerReads(j.Event.Kind):
+		if err := db.Write(ctx, work); err != nil {
+			return Reply{}, false, err
+		}
+	default:
+		t = h.turn(db, j, capture, inject)
+	}
+	if !inject || t == nil {
+		return Reply{}, false, nil
+	}
+	if !t.answerReads() {
+		return reply, false, answerErr
+	}
+	err = db.Read(ctx, func(rx *store.DB) error {
+		reply, err = t.in(rx).answer(ctx)
+		return err
+	})
+	return reply, false, err
+}
+
 // record applies the spooled events waiting (for at most h.DrainFor), then
-// t's own. When some stay waiting, or another process is applying them, t's
-// event joins them, so that events are applied in the order they arrived.
-// busy reports that the database was too busy: t's event was spooled and
-// there is no time left to answer.
-func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
+// j's own, by work in one transaction with j's id. When some stay waiting,
+// or another process is applying them, j joins them (joined, work not run),
+// so that events are applied in the order they arrived. busy reports that
+// the database was too busy: j was spooled and there is no time left to
+// answer.
+func (h *Handler) record(ctx context.Context, db *store.DB, j job, work func(*store.DB) error) (joined, busy bool, err error) {
 	if h.Spool != nil {
 		// Looked at again, now that the database is held: an event spooled
 		// while this hook waited for it arrived first and must go first.
@@ -265,39 +353,26 @@ func (h *Handler) record(ctx context.Context, t *turn) (busy bool, err error) {
 			if !ok {
 				// The process applying the spool looks again before it
 				// lets go; if it has just let go, this one takes over.
-				err := h.spool(t.job(), "another process is applying the spool")
+				err := h.spool(j, "another process is applying the spool")
 				if err == nil {
-					h.takeOver(ctx, t.db)
+					h.takeOver(ctx, db)
 				}
-				return false, err
+				return true, false, err
 			}
-			left, err := h.drainHeld(ctx, t.db, release)
+			left, err := h.drainHeld(ctx, db, release)
 			if err != nil && !errors.Is(err, store.ErrBusy) {
 				h.logf("applying spooled events: %v", err)
 			}
 			if left > 0 {
-				return errors.Is(err, store.ErrBusy), h.spool(t.job(), fmt.Sprintf("%d spooled events wait before it", left))
+				return true, errors.Is(err, store.ErrBusy), h.spool(j, fmt.Sprintf("%d spooled events wait before it", left))
 			}
 		}
 	}
-	db := t.db
-	_, err = db.Apply(ctx, t.id, func(tx *store.DB) error {
-		t.db = tx
-		if err := t.record(ctx); err != nil {
-			return err
-		}
-		if !h.mayPrune(t.id) {
-			return nil
-		}
-		// The spool is empty (or unused): the ids of events applied long
-		// ago cannot be met again (internal/spool/README.md).
-		return tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied)))
-	})
-	t.db = db
+	_, err = db.Apply(ctx, j.ID, work)
 	if h.Spool != nil && notNow(err) {
-		return true, h.spoolFor(t.job(), err)
+		return false, true, h.spoolFor(j, err)
 	}
-	return false, err
+	return false, false, err
 }
 
 // mayPrune reports whether the event id may prune old applied ids: about
@@ -326,20 +401,25 @@ func (h *Handler) turn(db *store.DB, j job, capture, inject bool) *turn {
 	return &turn{h: h, db: db, id: j.ID, ev: ev, s: s, dir: j.Dir, project: j.Project, root: j.Root, at: j.At, capture: capture, inject: inject}
 }
 
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
+func (h *Handler) logf(format string, args ...any) { h.Logf(format, args...) }
+
+// in returns t over db (another transaction).
+func (t *turn) in(db *store.DB) *turn {
+	c := *t
+	c.db = db
+	return &c
 }
 
-func (h *Handler) logf(format string, args ...any) {
-	if h.Logf != nil {
-		h.Logf(format, args...)
-	}
+// answerReads reports whether t's reply only reads the database.
+func (t *turn) answerReads() bool { return answerReads(t.ev.Kind) }
+
+// answerReads reports whether the reply to an event of kind only reads the
+// database (a recall block); other replies consume pending context.
+func answerReads(kind Kind) bool {
+	return kind == KindSessionStart || kind == KindSystem || kind == KindCompacted
 }
 
-// turn is one event being handled.
+// turn is one event being handled, in one transaction.
 type turn struct {
 	h       *Handler
 	db      *store.DB
@@ -371,7 +451,12 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.s = s
-		t.refresh(ctx)
+		if t.inject {
+			// In the event's transaction, so the start block has them.
+			if err := t.h.Memory.Refresh(ctx, t.db, t.project, t.root); err != nil {
+				t.h.logf("reading memory files: %v", err)
+			}
+		}
 		if t.ev.CompactionAtPrompt {
 			// The start block replaces a compaction block still to come: the
 			// model would get the memory twice.
@@ -442,28 +527,13 @@ func (t *turn) record(ctx context.Context) error {
 	return nil
 }
 
-// refresh reads the memory files that changed since last read, in the
-// event's transaction when there is one. A failure is logged: the session
-// starts with what memory holds.
-func (t *turn) refresh(ctx context.Context) {
-	if t.h.Refresh == nil || !t.inject {
-		return
-	}
-	if err := t.h.Refresh(ctx, t.db, t.project, t.root); err != nil {
-		t.h.logf("reading memory files: %v", err)
-	}
-}
-
 // answer builds the reply: the context the event calls for.
 func (t *turn) answer(ctx context.Context) (Reply, error) {
 	switch t.ev.Kind {
 	case KindSessionStart, KindSystem:
-		if t.ev.Kind == KindSessionStart && !t.capture {
-			t.refresh(ctx) // else done in the event's transaction
-		}
-		return t.block(ctx, ModeStart)
+		return t.block(ctx, false)
 	case KindCompacted:
-		return t.block(ctx, ModeCompact)
+		return t.block(ctx, true)
 	case KindPrompt:
 		return t.prompt(ctx)
 	case KindTool:
@@ -505,10 +575,8 @@ func (t *turn) end(ctx context.Context) error {
 		}
 		return err
 	}
-	if t.h.Summarize != nil {
-		if err := t.h.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
-			return fmt.Errorf("summarizing session %s: %w", t.s.ID, err)
-		}
+	if err := t.h.Memory.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
+		return fmt.Errorf("summarizing session %s: %w", t.s.ID, err)
 	}
 	return nil
 }
@@ -517,21 +585,22 @@ func (t *turn) end(ctx context.Context) error {
 // context: the summary of the session up to now, which the compaction block
 // then carries and SessionEnd later replaces.
 func (t *turn) checkpoint(ctx context.Context) {
-	if t.h.Summarize == nil {
-		return
-	}
-	if err := t.h.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
+	if err := t.h.Memory.Summarize(ctx, t.db, t.s.ID, t.at); err != nil {
 		t.h.logf("checkpoint of session %s: %v", t.s.ID, err)
 	}
 }
 
 // block answers with a recall block when injection is on.
-func (t *turn) block(ctx context.Context, mode string) (Reply, error) {
-	if !t.inject || t.h.Recall == nil {
+func (t *turn) block(ctx context.Context, compact bool) (Reply, error) {
+	if !t.inject {
 		return Reply{}, nil
 	}
-	b, err := t.h.Recall(ctx, t.db, t.s, mode)
+	b, err := t.h.Memory.Block(ctx, t.db, t.s, compact)
 	if err != nil {
+		mode := "start"
+		if compact {
+			mode = "compact"
+		}
 		return Reply{}, fmt.Errorf("building the %s block: %w", mode, err)
 	}
 	return t.reply(b), nil
@@ -564,8 +633,8 @@ func (t *turn) prompt(ctx context.Context) (Reply, error) {
 		if err != nil {
 			return Reply{}, err
 		}
-		if took && t.h.Recall != nil {
-			b, err := t.h.Recall(ctx, t.db, t.s, ModeCompact)
+		if took {
+			b, err := t.h.Memory.Block(ctx, t.db, t.s, true)
 			if err != nil {
 				return Reply{}, err
 			}
@@ -583,7 +652,7 @@ func (t *turn) promptContext(ctx context.Context, parts []string) (Reply, error)
 // context adds what the session is waiting for after the other parts of the
 // reply; read and edited are the files of a tool call.
 func (t *turn) context(ctx context.Context, parts, read, edited []string) (Reply, error) {
-	if t.inject && t.h.Context != nil {
+	if t.inject {
 		// The context is consumed as it is built, so it must fit beside the
 		// other parts: what is left out stays pending for the next turn.
 		room := -1
@@ -598,8 +667,7 @@ func (t *turn) context(ctx context.Context, parts, read, edited []string) (Reply
 				return t.reply(parts...), nil
 			}
 		}
-		c, err := t.h.Context(ctx, t.db, ContextTurn{Session: t.s, Event: t.ev, Root: t.root,
-			Read: read, Edited: edited, Room: room})
+		c, err := t.h.Memory.TurnContext(ctx, t.db, t.contextTurn(read, edited, room))
 		if err != nil {
 			return t.reply(parts...), err
 		}
@@ -608,9 +676,19 @@ func (t *turn) context(ctx context.Context, parts, read, edited []string) (Reply
 	return t.reply(parts...), nil
 }
 
+// contextTurn is what the prompt-time pipeline is told of t: a prompt's
+// text has passed the privacy filter; read and edited are the files of a
+// tool call, relative to the root; room is the characters left under the
+// agent's cap (negative: no cap).
+func (t *turn) contextTurn(read, edited []string, room int) remember.Turn {
+	return remember.Turn{Session: t.s, Prompt: t.ev.Prompt, Tool: t.ev.Kind == KindTool, Read: read, Edited: edited,
+		Deliver: t.ev.ContextAfterTool, Root: t.root, Room: room}
+}
+
 // where tells capture where the event's tool call happened.
 func (t *turn) where() capture.Where {
-	w := capture.Where{SessionID: t.s.ID, Root: t.root, Cwd: t.s.Cwd, PromptNumber: t.s.PromptCount, AgentType: t.s.AgentType}
+	w := capture.Where{SessionID: t.s.ID, Root: t.root, Cwd: t.s.Cwd, PromptNumber: t.s.PromptCount, AgentType: t.s.AgentType,
+		Agent: t.s.Agent}
 	if t.ev.Cwd != "" {
 		w.Cwd = t.ev.Cwd
 	}

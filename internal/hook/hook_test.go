@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/remember"
+	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
 )
@@ -21,10 +24,39 @@ import (
 type rig struct {
 	db      *store.DB
 	h       *Handler
+	mem     *fakeMemory
 	modes   []string
 	summary []string
 	log     bytes.Buffer
 }
+
+// fakeMemory answers as its functions say.
+type fakeMemory struct {
+	block     func(ctx context.Context, db *store.DB, s memory.Session, mode string) (string, error)
+	summarize func(ctx context.Context, db *store.DB, id string, at time.Time) error
+	context   func(ctx context.Context, db *store.DB, t remember.Turn) (string, error)
+}
+
+func (m *fakeMemory) Block(ctx context.Context, db *store.DB, s memory.Session, compact bool) (string, error) {
+	mode := "start"
+	if compact {
+		mode = "compact"
+	}
+	return m.block(ctx, db, s, mode)
+}
+
+func (m *fakeMemory) Summarize(ctx context.Context, db *store.DB, id string, at time.Time) error {
+	return m.summarize(ctx, db, id, at)
+}
+
+func (m *fakeMemory) TurnContext(ctx context.Context, db *store.DB, t remember.Turn) (string, error) {
+	if m.context == nil {
+		return "", nil
+	}
+	return m.context(ctx, db, t)
+}
+
+func (m *fakeMemory) Refresh(context.Context, *store.DB, string, string) error { return nil }
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
@@ -35,21 +67,32 @@ func newRig(t *testing.T) *rig {
 	}
 	t.Cleanup(func() { db.Close() })
 	r := &rig{db: db}
-	r.h = &Handler{
-		Open:     func(context.Context) (*store.DB, error) { return db, nil },
-		Project:  func(dir string) (project.Identity, error) { return project.Identity{Key: "p", Root: dir}, nil },
-		Switches: func(string) switches.Decision { return switches.Decision{Inject: true, Capture: true} },
-		Recall: func(_ context.Context, _ *store.DB, s memory.Session, mode string) (string, error) {
+	r.mem = &fakeMemory{
+		block: func(_ context.Context, _ *store.DB, s memory.Session, mode string) (string, error) {
 			r.modes = append(r.modes, mode)
 			return "<memory_context mode=\"" + mode + "\" session=\"" + s.ID + "\"/>", nil
 		},
-		Summarize: func(_ context.Context, _ *store.DB, id string, _ time.Time) error {
+		summarize: func(_ context.Context, _ *store.DB, id string, _ time.Time) error {
 			r.summary = append(r.summary, id)
 			return nil
 		},
-		MaxChars: 10000,
-		Logf:     func(f string, a ...any) { r.log.WriteString(f + "\n") },
 	}
+	sp := spool.Beside(db.Path())
+	h, err := New(Deps{
+		Open:     func(context.Context) (*store.DB, error) { return db, nil },
+		Project:  func(dir string) (project.Identity, error) { return project.Identity{Key: "p", Root: dir}, nil },
+		Switches: func(string) switches.Decision { return switches.Decision{Inject: true, Capture: true} },
+		Memory:   r.mem,
+		Getwd:    os.Getwd,
+		Now:      time.Now,
+		Logf:     func(f string, a ...any) { r.log.WriteString(f + "\n") },
+		Spool:    &sp,
+		MaxChars: 10000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.h = h
 	return r
 }
 
@@ -160,7 +203,7 @@ func TestOverlongContextIsLeftOut(t *testing.T) {
 
 func TestPromptContextHook(t *testing.T) {
 	r := newRig(t)
-	r.h.Context = func(_ context.Context, _ *store.DB, c ContextTurn) (string, error) {
+	r.mem.context = func(_ context.Context, _ *store.DB, c remember.Turn) (string, error) {
 		return "pending for " + c.Session.ID + " at prompt " + string(rune('0'+c.Session.PromptCount)), nil
 	}
 	got := r.run(t, "claude", `{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"hi"}`)
@@ -171,7 +214,7 @@ func TestPromptContextHook(t *testing.T) {
 
 func TestDeadlineGivesNoContext(t *testing.T) {
 	r := newRig(t)
-	r.h.Recall = func(ctx context.Context, _ *store.DB, _ memory.Session, _ string) (string, error) {
+	r.mem.block = func(ctx context.Context, _ *store.DB, _ memory.Session, _ string) (string, error) {
 		<-ctx.Done() // a recall that never finishes in time
 		time.Sleep(10 * time.Millisecond)
 		return "late", nil
@@ -191,7 +234,7 @@ func TestDeadlineGivesNoContext(t *testing.T) {
 
 func TestPanicIsRecovered(t *testing.T) {
 	r := newRig(t)
-	r.h.Recall = func(context.Context, *store.DB, memory.Session, string) (string, error) { panic("boom") }
+	r.mem.block = func(context.Context, *store.DB, memory.Session, string) (string, error) { panic("boom") }
 	var out, errw bytes.Buffer
 	run := &Runner{Adapter: adapter("claude"), Handler: r.h, Deadline: time.Second,
 		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
@@ -219,11 +262,11 @@ func TestCaptureOffStoresNothingButInjects(t *testing.T) {
 func TestPromptContextGetsTheRoomLeft(t *testing.T) {
 	r := newRig(t)
 	r.h.MaxChars = 100
-	r.h.Recall = func(context.Context, *store.DB, memory.Session, string) (string, error) {
+	r.mem.block = func(context.Context, *store.DB, memory.Session, string) (string, error) {
 		return "compaction block", nil // 16 characters
 	}
 	var rooms []int
-	r.h.Context = func(_ context.Context, _ *store.DB, c ContextTurn) (string, error) {
+	r.mem.context = func(_ context.Context, _ *store.DB, c remember.Turn) (string, error) {
 		rooms = append(rooms, c.Room)
 		return "ctx", nil
 	}
@@ -315,5 +358,36 @@ func TestSessionFieldsAreFiltered(t *testing.T) {
 	}
 	if len(counts) != 1 || counts[0] != 2 {
 		t.Errorf("want one top session with 2 prompts, got prompt counts %v:\n%s", counts, all)
+	}
+}
+
+// New refuses a handler that lacks a dependency, naming it, rather than
+// skipping the step the dependency does.
+func TestNewRefusesAMissingDependency(t *testing.T) {
+	full := newRig(t).h.Deps
+	for _, tc := range []struct {
+		name string
+		drop func(*Deps)
+	}{
+		{"Open", func(d *Deps) { d.Open = nil }},
+		{"Project", func(d *Deps) { d.Project = nil }},
+		{"Switches", func(d *Deps) { d.Switches = nil }},
+		{"Memory", func(d *Deps) { d.Memory = nil }},
+		{"Getwd", func(d *Deps) { d.Getwd = nil }},
+		{"Now", func(d *Deps) { d.Now = nil }},
+		{"Logf", func(d *Deps) { d.Logf = nil }},
+		{"Spool", func(d *Deps) { d.Spool = nil }},
+	} {
+		d := full
+		tc.drop(&d)
+		if _, err := New(d); err == nil || !strings.Contains(err.Error(), "no "+tc.name) {
+			t.Errorf("without %s: %v, want an error naming it", tc.name, err)
+		}
+	}
+	if _, err := New(full); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Handler{Deps: full}).Handle(context.Background(), Event{Kind: KindPrompt, SessionID: "s"}); err == nil {
+		t.Error("a handler not built by New handled an event")
 	}
 }

@@ -71,7 +71,7 @@ func TestLoggerKeepsOneLine(t *testing.T) {
 // line.
 func TestRunnerLogsAHostileSessionIDOnOneLine(t *testing.T) {
 	var out, errw bytes.Buffer
-	r := &Runner{Adapter: adapter("claude"), Handler: &Handler{}, Deadline: 2 * time.Second,
+	r := &Runner{Adapter: adapter("claude"), Handler: newRig(t).h, Deadline: 2 * time.Second,
 		Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
 	ev := `{"session_id":"abc\u0000def\nmem hook claude: forged` + strings.Repeat("x", memory.MaxSessionIDLen) + `","hook_event_name":"SessionStart","source":"startup","cwd":"/tmp"}`
 	if !r.Run(context.Background(), strings.NewReader(ev), &out) {

@@ -100,10 +100,8 @@ func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int
 			continue
 		}
 		j.ID = e.ID
-		t := h.turn(nil, j, true, false)
 		_, err = db.Apply(ctx, e.ID, func(tx *store.DB) error {
-			t.db = tx
-			return t.record(ctx)
+			return h.turn(tx, j, true, false).record(ctx)
 		})
 		switch {
 		case notNow(err), ctx.Err() != nil:

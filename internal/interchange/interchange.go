@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 )
@@ -256,28 +257,39 @@ func DecodeLine(b []byte) (memory.Record, error) {
 	switch head.Kind {
 	case memory.KindSession:
 		rec.Session = &memory.Session{}
-		if err = unmarshal(b, rec.Session); err == nil {
-			err = checkSession(rec.Session)
-		}
+		err = unmarshal(b, rec.Session)
 	case memory.KindObservation:
 		rec.Observation = &memory.Observation{}
-		if err = unmarshal(b, rec.Observation); err == nil {
-			err = checkObservation(rec.Observation)
-		}
+		err = unmarshal(b, rec.Observation)
 	case memory.KindSummary:
 		rec.Summary = &memory.Summary{}
-		if err = unmarshal(b, rec.Summary); err == nil {
-			err = checkSummary(rec.Summary)
-		}
+		err = unmarshal(b, rec.Summary)
 	case memory.KindPrompt:
 		rec.Prompt = &memory.Prompt{}
-		if err = unmarshal(b, rec.Prompt); err == nil {
-			err = checkPrompt(rec.Prompt)
-		}
-	default:
-		err = memory.Invalid("kind", "session, observation, summary or prompt", head.Kind)
+		err = unmarshal(b, rec.Prompt)
 	}
-	return rec, err
+	if err != nil {
+		return rec, err
+	}
+	return rec, Check(&rec)
+}
+
+// Check validates a record and passes its text through the privacy filter,
+// in place, as DecodeLine does with what it reads: what a file or a team
+// brings, and what leaves for the team (text an older mem stored before the
+// filter knew a kind of secret goes out filtered).
+func Check(rec *memory.Record) error {
+	switch {
+	case rec.Kind == memory.KindSession && rec.Session != nil:
+		return checkSession(rec.Session)
+	case rec.Kind == memory.KindObservation && rec.Observation != nil:
+		return checkObservation(rec.Observation)
+	case rec.Kind == memory.KindSummary && rec.Summary != nil:
+		return checkSummary(rec.Summary)
+	case rec.Kind == memory.KindPrompt && rec.Prompt != nil:
+		return checkPrompt(rec.Prompt)
+	}
+	return memory.Invalid("kind", "session, observation, summary or prompt", rec.Kind)
 }
 
 func unmarshal(b []byte, v any) error {
@@ -344,7 +356,9 @@ func checkObservation(o *memory.Observation) error {
 	// The content hash is recomputed on import; a stale one must not block it.
 	o.ContentHash = ""
 	o.SessionID = privacy.SessionKey(o.SessionID)
+	importedFrom(&o.Provenance)
 	c, err := privacy.CleanObservation(*o)
+	guard.ImportedObservation(&c)
 	*o = c
 	return err
 }
@@ -361,12 +375,27 @@ func checkSummary(s *memory.Summary) error {
 	if s.CreatedAt.IsZero() {
 		return memory.Invalid("created_at", "an RFC 3339 time", "")
 	}
+	importedFrom(&s.Provenance)
+	if err := memory.ValidateProvenance(s.Provenance); err != nil {
+		return err
+	}
 	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Decisions, &s.Text} {
 		*f = privacy.Filter(*f)
 	}
 	s.Concepts = privacy.FilterAll(s.Concepts)
 	s.Files = privacy.FilterAll(s.Files)
+	guard.ImportedSummary(s)
 	return nil
+}
+
+// importedFrom keeps the provenance a file gives, its texts filtered; a
+// record without one (a file from before mem kept provenance, or written by
+// hand) came from the import.
+func importedFrom(p *memory.Provenance) {
+	if p.Origin == "" {
+		p.Origin = memory.OriginImport
+	}
+	p.Agent, p.Event, p.Member = privacy.Filter(p.Agent), privacy.Filter(p.Event), privacy.Filter(p.Member)
 }
 
 func checkPrompt(p *memory.Prompt) error {

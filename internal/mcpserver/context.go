@@ -9,6 +9,7 @@ import (
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/recall"
+	"github.com/memhq/mem/internal/remember"
 )
 
 // ContextInput is the argument of recent_context.
@@ -40,7 +41,7 @@ func (s *Server) recentContext(ctx context.Context, _ *mcp.CallToolRequest, in C
 	if in.Budget < 0 || in.Budget > 1_000_000 {
 		return nil, ContextOutput{}, memory.Invalid("budget", "a number of tokens from 1 to 1000000", fmt.Sprint(in.Budget))
 	}
-	res, err := recall.Build(ctx, s.opts.DB, recall.Request{Project: s.opts.Project, SessionID: s.opts.Session,
+	res, err := remember.Recall(ctx, s.opts.DB, recall.Request{Project: s.opts.Project, SessionID: s.opts.Session,
 		Prompt: in.Prompt, Budget: in.Budget}, s.opts.Recall)
 	if err != nil {
 		return nil, ContextOutput{}, s.toolError("recent_context", err)
@@ -80,7 +81,7 @@ func (s *Server) addContextResources() {
 }
 
 func (s *Server) readAuto(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	res, err := recall.Build(ctx, s.opts.DB, recall.Request{Project: s.opts.Project, SessionID: s.opts.Session}, s.opts.Recall)
+	res, err := remember.Recall(ctx, s.opts.DB, recall.Request{Project: s.opts.Project, SessionID: s.opts.Session}, s.opts.Recall)
 	if err != nil {
 		s.opts.Logger.Error("reading resource", "uri", req.Params.URI, "err", err)
 		return nil, fmt.Errorf("building the memory block: %w", err)
@@ -105,7 +106,7 @@ func (s *Server) readSession(ctx context.Context, req *mcp.ReadResourceRequest) 
 		}
 		return nil, fmt.Errorf("reading session %s: %w", id, err)
 	}
-	res, err := recall.Build(ctx, s.opts.DB, recall.Request{Project: sess.Project, SessionID: id,
+	res, err := remember.Recall(ctx, s.opts.DB, recall.Request{Project: sess.Project, SessionID: id,
 		Mode: recall.ModeCompact, Budget: s.opts.Recall.Budget}, s.opts.Recall)
 	if err != nil {
 		s.opts.Logger.Error("reading resource", "uri", uri, "err", err)

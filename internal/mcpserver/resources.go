@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 )
 
@@ -104,6 +106,11 @@ func renderFile(path, project string, obs []memory.Observation) string {
 		how := "read"
 		if touches(o.FilesModified, path) {
 			how = "modified"
+		}
+		if !guard.ForAgent(&o) {
+			// Held back by the instruction check: its mark, not its text.
+			fmt.Fprintf(&b, "#%d %s %s%s (%s)\n", o.ID, day(o), o.Type, flagMark(cmp.Or(o.Flag, "instruction")), how)
+			continue
 		}
 		fmt.Fprintf(&b, "%s (%s)\n", indexLine(o), how)
 		if n := oneLine(o.Narrative); n != "" {

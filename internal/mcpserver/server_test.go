@@ -238,6 +238,9 @@ func testSaveObservation(t *testing.T, start starter) {
 	if n := obs[0].Narrative; strings.Contains(n, "sk-ant-") || strings.Contains(n, "secret") {
 		t.Errorf("narrative was not privacy-filtered: %q", n)
 	}
+	if p := obs[0].Provenance; p.Origin != memory.OriginSave || p.Event != "save_observation" || p.Agent == "" {
+		t.Errorf("provenance of the agent's save: %+v, want agent-save save_observation and the client's name", p)
+	}
 	s, err := db.Session(ctx, first.Session)
 	if err != nil {
 		t.Fatal(err)

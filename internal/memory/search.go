@@ -78,6 +78,9 @@ type Hit struct {
 	Project   string    `json:"project"`
 	// Anchor marks the entry a timeline was asked around.
 	Anchor bool `json:"anchor,omitempty"`
+	// Flag is the instruction check's rule for a record it holds back from
+	// the agent (internal/guard), shown as a mark.
+	Flag string `json:"flag,omitempty"`
 
 	Observation *Observation `json:"observation,omitempty"`
 	Summary     *Summary     `json:"summary,omitempty"`

@@ -50,6 +50,8 @@ type Observation struct {
 	ContentHash   string    `json:"content_hash"`
 	TokenCount    int       `json:"token_count"`
 	CreatedAt     time.Time `json:"created_at"`
+	Provenance
+	Review
 }
 
 // Summary is the one current summary of a session.
@@ -71,6 +73,8 @@ type Summary struct {
 	TokenCount   int       `json:"token_count"`
 	CreatedAt    time.Time `json:"created_at"`
 	CoversUntil  time.Time `json:"covers_until"`
+	Provenance
+	Review
 }
 
 // Prompt is one user prompt of a session, private parts removed.

@@ -103,6 +103,19 @@ func (o *Observation) Validate() error {
 	if o.PromptNumber < 0 {
 		return Invalid("prompt_number", "a number >= 0", "")
 	}
+	return ValidateProvenance(o.Provenance)
+}
+
+// ValidateProvenance checks a record's provenance fields.
+func ValidateProvenance(p Provenance) error {
+	if !ValidOrigin(p.Origin) {
+		return Invalid("origin", "one of "+OriginList(), p.Origin)
+	}
+	for _, f := range []struct{ name, v string }{{"origin_agent", p.Agent}, {"origin_event", p.Event}, {"origin_member", p.Member}} {
+		if len(f.v) > 200 || termsafe.HasControl(f.v) {
+			return Invalid(f.name, "at most 200 characters without control characters", f.v)
+		}
+	}
 	return nil
 }
 

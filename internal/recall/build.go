@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/tokens"
 )
@@ -173,6 +174,14 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		return res, err
 	}
 	capped := totalObs >= countCap || totalSum >= countCap
+	// The last gate: what the instruction check holds back is left out,
+	// the rest passes the privacy filter again, untrusted text is given in
+	// mem's own words (internal/guard).
+	summaries = slices.DeleteFunc(summaries, func(s memory.Summary) bool { return !guard.SummaryForAgent(&s) })
+	recent, important = forAgent(recent), forAgent(important)
+	if req.Mode == ModeCompact {
+		current = forAgent(current)
+	}
 
 	// Keywords: the prompt, or what the current session asked and touched.
 	if req.Prompt != "" {
@@ -269,6 +278,17 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 	fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
 	return res, nil
+}
+
+// forAgent keeps the observations the gate lets through, as it gives them.
+func forAgent(l []memory.Observation) []memory.Observation {
+	out := l[:0]
+	for _, o := range l {
+		if guard.ForAgent(&o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func obsItem(o *memory.Observation, group string, sc *scorer) *item {

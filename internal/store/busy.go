@@ -9,23 +9,20 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-type waitKey struct{}
-
-// WithWait returns ctx under which the store's writes retry a busy database
-// for d (0: one attempt) instead of Options.Wait.
-func WithWait(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, waitKey{}, d)
+// WithWait returns db whose writes retry a busy database for d (0: one
+// attempt) instead of Options.Wait. db itself is unchanged.
+func (db *DB) WithWait(d time.Duration) *DB {
+	c := *db
+	c.wait = d
+	return &c
 }
 
 // retry calls fn until it succeeds, fails with something other than
-// ErrBusy, or the wait (db.wait or WithWait's) has passed. Between attempts
+// ErrBusy, or db.wait has passed. Between attempts
 // it pauses a random 10-60 ms, so processes that collided do not collide
 // again in step.
 func (db *DB) retry(ctx context.Context, fn func() error) error {
 	wait := db.wait
-	if d, ok := ctx.Value(waitKey{}).(time.Duration); ok {
-		wait = d
-	}
 	deadline := time.Now().Add(wait)
 	for {
 		err := fn()
@@ -59,29 +56,26 @@ func (db *DB) change(ctx context.Context, query string, args ...any) (int64, err
 	return n, err
 }
 
-// Apply runs fn in one write transaction: every query of the DB fn is given
-// goes through it, and the store's own transactions nest as savepoints, so
-// fn's changes are kept all together or not at all. With an id, Apply does
-// it once: when applied_events holds the id, fn is not run and applied is
-// false; otherwise the id is recorded in the same transaction as fn's
-// changes.
+// Apply runs fn in one write transaction, as Write does, and does it once (with an id):
+// when applied_events holds it, fn is not run and applied is false;
+// otherwise the id is recorded in the same transaction as fn's changes.
 func (db *DB) Apply(ctx context.Context, id string, fn func(*DB) error) (applied bool, err error) {
-	err = db.tx(ctx, func(t *sqlx.Tx) error {
+	err = db.Write(ctx, func(tx *DB) error {
 		applied = false
 		if id != "" {
 			var n int
-			if err := t.GetContext(ctx, &n, `SELECT count(*) FROM applied_events WHERE id = ?`, id); err != nil {
+			if err := tx.outer.GetContext(ctx, &n, `SELECT count(*) FROM applied_events WHERE id = ?`, id); err != nil {
 				return err
 			}
 			if n > 0 {
 				return nil
 			}
 		}
-		if err := fn(&DB{x: db.x, path: db.path, outer: t}); err != nil {
+		if err := fn(tx); err != nil {
 			return err
 		}
 		if id != "" {
-			if _, err := t.ExecContext(ctx, `INSERT INTO applied_events (id) VALUES (?)`, id); err != nil {
+			if _, err := tx.outer.ExecContext(ctx, `INSERT INTO applied_events (id) VALUES (?)`, id); err != nil {
 				return err
 			}
 		}

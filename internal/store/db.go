@@ -55,8 +55,8 @@ type DB struct {
 	path string
 	// wait is how long a write keeps retrying a busy database (Options.Wait).
 	wait time.Duration
-	// outer is the transaction a DB handed to Apply's fn runs in: every
-	// query goes through it, and tx nests as a savepoint.
+	// outer is the transaction a DB handed to Write's, Read's or Apply's
+	// fn runs in: every query goes through it.
 	outer *sqlx.Tx
 	// lockHeld: Open holds the migration lock already (a new file).
 	lockHeld bool
@@ -75,6 +75,9 @@ type Options struct {
 	// with jitter, a database another process holds, before they fail with
 	// ErrBusy; each attempt waits up to the busy timeout. 0: one attempt.
 	Wait time.Duration
+	// Connector, when set, wraps the driver's connector: a test counts the
+	// transactions a command takes through it.
+	Connector func(driver.Connector) driver.Connector
 }
 
 // DSN returns the modernc.org/sqlite data source name for path: WAL, a busy
@@ -130,7 +133,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
-	x := sqlx.NewDb(sql.OpenDB(keepWAL{base}), "sqlite")
+	var conn driver.Connector = keepWAL{base}
+	if opts.Connector != nil {
+		conn = opts.Connector(conn)
+	}
+	x := sqlx.NewDb(sql.OpenDB(conn), "sqlite")
 	db := &DB{x: x, path: path, lockHeld: lockHeld, wait: opts.Wait}
 	if !opts.NoMigrate {
 		if err := db.retry(ctx, func() error { return db.migrate(ctx) }); err != nil {
@@ -257,13 +264,41 @@ func (db *DB) Close() error { return db.x.Close() }
 // SQL exposes the underlying handle to the store's tests and tools.
 func (db *DB) SQL() *sqlx.DB { return db.x }
 
+// Write runs fn in one immediate write transaction and commits it, or
+// rolls back when fn fails; a busy database is retried for up to the wait.
+// Every query of the DB fn is given goes through that transaction: the
+// store's methods called on it open none of their own. Called on a DB that
+// is already in a transaction, it runs fn in that one.
+func (db *DB) Write(ctx context.Context, fn func(*DB) error) error {
+	return db.tx(ctx, func(t *sqlx.Tx) error { return fn(db.in(t)) })
+}
+
+// Read runs fn in one read-only transaction: everything fn reads through
+// the DB it is given comes from one snapshot, and a write fails. Called on
+// a DB that is already in a transaction, it runs fn in that one.
+func (db *DB) Read(ctx context.Context, fn func(*DB) error) error {
+	return db.read(ctx, func(t *sqlx.Tx) error { return fn(db.in(t)) })
+}
+
+// in returns db bound to the transaction t.
+func (db *DB) in(t *sqlx.Tx) *DB {
+	if db.outer == t {
+		return db
+	}
+	return &DB{x: db.x, path: db.path, wait: db.wait, outer: t, importMode: db.importMode}
+}
+
+// InTx reports whether db runs its queries in a transaction (Write's or
+// Read's).
+func (db *DB) InTx() bool { return db.outer != nil }
+
 // tx runs fn in an immediate write transaction and commits it, or rolls back
-// when fn fails; a busy database is retried for up to db.wait. Inside Apply
-// it runs fn in a savepoint of Apply's transaction. SQLite errors are mapped
-// to the store's errors.
+// when fn fails; a busy database is retried for up to db.wait. In a
+// transaction already (Write's, Read's), fn runs in it: the caller owns it.
+// SQLite errors are mapped to the store's errors.
 func (db *DB) tx(ctx context.Context, fn func(*sqlx.Tx) error) error {
 	if db.outer != nil {
-		return savepoint(ctx, db.outer, fn)
+		return mapErr(fn(db.outer))
 	}
 	return db.retry(ctx, func() error {
 		t, err := db.x.BeginTxx(ctx, nil)
@@ -281,20 +316,6 @@ func commitOrRollback(t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
 		return mapErr(err)
 	}
 	return mapErr(t.Commit())
-}
-
-// savepoint runs fn inside t, undoing what fn did when it fails.
-func savepoint(ctx context.Context, t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
-	if _, err := t.ExecContext(ctx, "SAVEPOINT nested"); err != nil {
-		return mapErr(err)
-	}
-	if err := fn(t); err != nil {
-		_, _ = t.ExecContext(ctx, "ROLLBACK TO nested")
-		_, _ = t.ExecContext(ctx, "RELEASE nested")
-		return mapErr(err)
-	}
-	_, err := t.ExecContext(ctx, "RELEASE nested")
-	return mapErr(err)
 }
 
 // read runs fn in a read-only transaction, so it sees one snapshot.

@@ -33,6 +33,7 @@ const BusyDetail = "not checked: another process is writing the database (busy, 
 // against its table, the migration state and the WAL size. A check that
 // finds the database busy retries for Options.Wait, then reports Busy.
 func (db *DB) Doctor(ctx context.Context) []Check {
+	db = db.WithWait(db.wait) // a copy: the checks wait once in all
 	var checks []Check
 	add := func(name string, ok bool, detail string) {
 		checks = append(checks, Check{Name: name, OK: ok, Detail: detail})
@@ -40,7 +41,7 @@ func (db *DB) Doctor(ctx context.Context) []Check {
 	failed := func(name string, err error) {
 		if errors.Is(err, ErrBusy) {
 			checks = append(checks, Check{Name: name, OK: true, Detail: BusyDetail, Busy: true})
-			ctx = WithWait(ctx, 0) // waited once: the other checks do not wait again
+			db.wait = 0 // waited once: the other checks do not wait again
 			return
 		}
 		add(name, false, err.Error())

@@ -112,7 +112,7 @@ func (db *DB) scrub(ctx context.Context, what string) error {
 // deleteSessions deletes the sessions matching where and, explicitly rather
 // than through ON DELETE CASCADE, their rows, so the counts are exact and the
 // FTS triggers fire for every row.
-func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, arg any) (Deleted, error) {
+func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, args ...any) (Deleted, error) {
 	var d Deleted
 	sel := `SELECT id FROM sessions WHERE ` + where
 	steps := []struct {
@@ -127,7 +127,7 @@ func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, arg any) (De
 		{`DELETE FROM sessions WHERE ` + where, &d.Sessions},
 	}
 	for _, s := range steps {
-		res, err := tx.ExecContext(ctx, s.q, arg)
+		res, err := tx.ExecContext(ctx, s.q, args...)
 		if err != nil {
 			return Deleted{}, err
 		}

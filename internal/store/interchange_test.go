@@ -44,13 +44,16 @@ func fillExample(t *testing.T, db *DB) {
 		for j, title := range []string{"Refund retries come from config", "TestRefundRetries fails"} {
 			_, err := db.AddObservation(ctx, memory.Observation{SessionID: id, Type: memory.TypeDecision,
 				Title: title, Facts: []string{"default 5"}, FilesModified: []string{"internal/orders/refund.go"},
-				CreatedAt: at.Add(time.Duration(i*10+j) * time.Minute)})
+				CreatedAt:  at.Add(time.Duration(i*10+j) * time.Minute),
+				Provenance: memory.Provenance{Origin: memory.OriginTool, Agent: "claude-code", Event: "Edit", Member: "alice"},
+				Review:     memory.Review{Flag: map[bool]string{true: "role-tag"}[j == 1], Span: map[bool]string{true: "<system>"}[j == 1]}})
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
 		if _, err := db.PutSummary(ctx, memory.Summary{SessionID: id, Request: "fix refunds", Text: "Fixed.",
-			CreatedAt: at.Add(time.Hour), CoversUntil: at}); err != nil {
+			CreatedAt: at.Add(time.Hour), CoversUntil: at,
+			Provenance: memory.Provenance{Origin: memory.OriginSummarizer, Event: "extractive", Untrusted: true}}); err != nil {
 			t.Fatal(err)
 		}
 	}

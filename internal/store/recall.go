@@ -19,7 +19,7 @@ const typeWindow = 1000
 // relevance need: everything but narrative and facts, which can be long.
 const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS narrative, '[]' AS facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at`
+	token_count, created_at, ` + provenanceCols
 
 // RecentBriefs returns a project's newest observations, newest first,
 // without their narrative and facts. With types, only those types among the
@@ -72,9 +72,9 @@ func (db *DB) selectObservations(ctx context.Context, what, q string, args ...an
 	var out []memory.Observation
 	for rows.Next() {
 		var r observationRow
-		if err := rows.Scan(&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
+		if err := rows.Scan(append([]any{&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
 			&r.Narrative, &r.Facts, &r.Concepts, &r.FilesRead, &r.FilesModified, &r.AgentType, &r.ToolName,
-			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt); err != nil {
+			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt}, r.dests()...)...); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, mapErr(err))
 		}
 		out = append(out, r.observation())

@@ -117,14 +117,51 @@ type observationRow struct {
 	ContentHash   string `db:"content_hash"`
 	TokenCount    int    `db:"token_count"`
 	CreatedAt     int64  `db:"created_at"`
+	provenanceRow
+}
+
+// provenanceRow is the provenance and review columns observations and
+// summaries share.
+type provenanceRow struct {
+	Origin    string `db:"origin"`
+	Agent     string `db:"origin_agent"`
+	Event     string `db:"origin_event"`
+	Member    string `db:"origin_member"`
+	Untrusted bool   `db:"untrusted"`
+	Flag      string `db:"flag"`
+	Span      string `db:"flag_span"`
+	Released  bool   `db:"released"`
+}
+
+// provenanceCols are provenanceRow's columns, in its order.
+const provenanceCols = `origin, origin_agent, origin_event, origin_member, untrusted, flag, flag_span, released`
+
+// provenanceUpdate sets provenanceCols from an upsert's new row.
+const provenanceUpdate = `origin = excluded.origin, origin_agent = excluded.origin_agent,
+	origin_event = excluded.origin_event, origin_member = excluded.origin_member, untrusted = excluded.untrusted,
+	flag = excluded.flag, flag_span = excluded.flag_span, released = excluded.released`
+
+func (r provenanceRow) provenance() (memory.Provenance, memory.Review) {
+	return memory.Provenance{Origin: r.Origin, Agent: r.Agent, Event: r.Event, Member: r.Member, Untrusted: r.Untrusted},
+		memory.Review{Flag: r.Flag, Span: r.Span, Released: r.Released}
+}
+
+// dests are the scan destinations of provenanceCols.
+func (r *provenanceRow) dests() []any {
+	return []any{&r.Origin, &r.Agent, &r.Event, &r.Member, &r.Untrusted, &r.Flag, &r.Span, &r.Released}
+}
+
+// provenanceArgs are the values of provenanceCols for an insert.
+func provenanceArgs(p memory.Provenance, r memory.Review) []any {
+	return []any{p.Origin, p.Agent, p.Event, p.Member, p.Untrusted, r.Flag, r.Span, r.Released}
 }
 
 const observationCols = `id, uuid, session_id, project, type, title, subtitle, narrative, facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at`
+	token_count, created_at, ` + provenanceCols
 
 func (r observationRow) observation() memory.Observation {
-	return memory.Observation{
+	o := memory.Observation{
 		ID: r.ID, UUID: r.UUID, SessionID: r.SessionID, Project: r.Project, Type: memory.Type(r.Type),
 		Title: r.Title, Subtitle: r.Subtitle, Narrative: r.Narrative, Facts: decodeList(r.Facts),
 		Concepts: decodeList(r.Concepts), FilesRead: decodeList(r.FilesRead),
@@ -132,6 +169,8 @@ func (r observationRow) observation() memory.Observation {
 		PromptNumber: r.PromptNumber, ContentHash: r.ContentHash, TokenCount: r.TokenCount,
 		CreatedAt: fromMillis(r.CreatedAt),
 	}
+	o.Provenance, o.Review = r.provenance()
+	return o
 }
 
 type summaryRow struct {
@@ -152,19 +191,22 @@ type summaryRow struct {
 	TokenCount   int    `db:"token_count"`
 	CreatedAt    int64  `db:"created_at"`
 	CoversUntil  int64  `db:"covers_until"`
+	provenanceRow
 }
 
 const summaryCols = `id, uuid, session_id, project, request, investigated, learned, completed,
-	next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until`
+	next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until, ` + provenanceCols
 
 func (r summaryRow) summary() memory.Summary {
-	return memory.Summary{
+	s := memory.Summary{
 		ID: r.ID, UUID: r.UUID, SessionID: r.SessionID, Project: r.Project, Request: r.Request,
 		Investigated: r.Investigated, Learned: r.Learned, Completed: r.Completed, NextSteps: r.NextSteps,
 		Decisions: r.Decisions, Concepts: decodeList(r.Concepts), Files: decodeList(r.Files), Text: r.Text,
 		Generator: r.Generator, TokenCount: r.TokenCount, CreatedAt: fromMillis(r.CreatedAt),
 		CoversUntil: fromMillis(r.CoversUntil),
 	}
+	s.Provenance, s.Review = r.provenance()
+	return s
 }
 
 type promptRow struct {

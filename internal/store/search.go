@@ -212,7 +212,7 @@ func loadHits(ctx context.Context, tx *sqlx.Tx, cands []memory.Candidate) ([]mem
 
 func observationHit(o memory.Observation) memory.Hit {
 	return memory.Hit{Kind: memory.KindObservation, ID: o.ID, Ref: fmt.Sprintf("#%d", o.ID), Type: o.Type,
-		Title: o.Title, Date: o.CreatedAt, SessionID: o.SessionID, Project: o.Project, Observation: &o}
+		Title: o.Title, Date: o.CreatedAt, SessionID: o.SessionID, Project: o.Project, Observation: &o, Flag: heldFlag(o.Review)}
 }
 
 func summaryHit(m memory.Summary) memory.Hit {
@@ -221,7 +221,15 @@ func summaryHit(m memory.Summary) memory.Hit {
 		title = firstLine(m.Text)
 	}
 	return memory.Hit{Kind: memory.KindSummary, ID: m.ID, Ref: fmt.Sprintf("S%d", m.ID), Title: title,
-		Date: m.CreatedAt, SessionID: m.SessionID, Project: m.Project, Summary: &m}
+		Date: m.CreatedAt, SessionID: m.SessionID, Project: m.Project, Summary: &m, Flag: heldFlag(m.Review)}
+}
+
+// heldFlag is the flag of a record held back from the agent, or "".
+func heldFlag(r memory.Review) string {
+	if r.Held() {
+		return r.Flag
+	}
+	return ""
 }
 
 func promptHit(p memory.Prompt) memory.Hit {

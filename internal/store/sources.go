@@ -56,7 +56,7 @@ func (db *DB) TouchSource(ctx context.Context, f memory.SourceFile) error {
 // left out. The file's stat and hash are recorded with them.
 func (db *DB) ReplaceSource(ctx context.Context, f memory.SourceFile, s memory.Session, entries []memory.Sourced) (memory.SourceResult, error) {
 	var res memory.SourceResult
-	_, err := db.Apply(ctx, "", func(t *DB) error {
+	err := db.Write(ctx, func(t *DB) error {
 		res = memory.SourceResult{}
 		old, err := t.SourceEntries(ctx, f.Path, f.Project)
 		if err != nil {
@@ -120,6 +120,9 @@ func (db *DB) putSourced(ctx context.Context, session string, e memory.Sourced, 
 	switch {
 	case isNoRows(err):
 		a, err := db.AddObservation(ctx, o)
+		if memory.IsInvalid(err) {
+			return false, nil // nothing left of it to store (all private, say)
+		}
 		if err != nil {
 			return false, err
 		}

@@ -59,16 +59,17 @@ func putSummary(ctx context.Context, tx *sqlx.Tx, s memory.Summary, replace bool
 			learned = excluded.learned, completed = excluded.completed, next_steps = excluded.next_steps,
 			decisions = excluded.decisions, concepts = excluded.concepts, files = excluded.files,
 			text = excluded.text, generator = excluded.generator, token_count = excluded.token_count,
-			created_at = excluded.created_at, covers_until = excluded.covers_until`
+			created_at = excluded.created_at, covers_until = excluded.covers_until, ` + provenanceUpdate
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO summaries (id, uuid, session_id, project, request, investigated,
-		learned, completed, next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until)
+		learned, completed, next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until,
+		`+provenanceCols+`)
 		VALUES (CASE WHEN ? IS NOT NULL AND NOT EXISTS (SELECT 1 FROM summaries WHERE id = ?) THEN ? END,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session_id) `+conflict,
-		id, id, id, s.UUID, s.SessionID, s.Project, s.Request, s.Investigated, s.Learned, s.Completed,
-		s.NextSteps, s.Decisions, encodeList(s.Concepts), encodeList(s.Files), s.Text, s.Generator,
-		s.TokenCount, toMillis(s.CreatedAt), toMillis(s.CoversUntil))
+		append([]any{id, id, id, s.UUID, s.SessionID, s.Project, s.Request, s.Investigated, s.Learned, s.Completed,
+			s.NextSteps, s.Decisions, encodeList(s.Concepts), encodeList(s.Files), s.Text, s.Generator,
+			s.TokenCount, toMillis(s.CreatedAt), toMillis(s.CoversUntil)}, provenanceArgs(s.Provenance, s.Review)...)...)
 	if err != nil && !isUniqueViolation(err) {
 		return memory.Summary{}, err
 	}

@@ -41,7 +41,8 @@ func (db *DB) Unshare(ctx context.Context, project string) (bool, error) {
 		}
 		n, _ := res.RowsAffected()
 		was = n == 1
-		for _, q := range []string{`DELETE FROM sync_log WHERE project = ?`, `DELETE FROM sync_state WHERE project = ?`} {
+		for _, q := range []string{`DELETE FROM sync_log WHERE project = ?`, `DELETE FROM sync_state WHERE project = ?`,
+			`DELETE FROM sync_quarantine WHERE project = ?`} {
 			if _, err := tx.ExecContext(ctx, q, project); err != nil {
 				return err
 			}
@@ -89,6 +90,8 @@ type SyncState struct {
 	Pending  int64     `json:"pending"` // local changes not yet pushed
 	SyncedAt time.Time `json:"synced_at"`
 	Known    bool      `json:"known"` // the project was synced with this cluster before
+	// Quarantined counts the cluster's rows a pull set aside (ApplyPulled).
+	Quarantined int64 `json:"quarantined"`
 }
 
 // BeginSync makes sure a project has a state against a cluster and returns
@@ -161,24 +164,26 @@ func (db *DB) SyncStates(ctx context.Context, cluster, project string) ([]SyncSt
 		SyncedAt int64  `db:"synced_at"`
 		Known    bool   `db:"known"`
 		Pending  int64  `db:"pending"`
+		Bad      int64  `db:"bad"`
 	}
 	err := db.q().SelectContext(ctx, &rows, `SELECT p.project, coalesce(s.pushed, 0) AS pushed,
 		coalesce(s.pulled, 0) AS pulled, coalesce(s.synced_at, 0) AS synced_at, s.project IS NOT NULL AS known,
+		(SELECT count(*) FROM sync_quarantine q WHERE q.cluster = ?1 AND q.project = p.project) AS bad,
 		CASE WHEN s.project IS NULL THEN
 			(SELECT count(*) FROM sessions WHERE project = p.project) +
 			(SELECT count(*) FROM observations WHERE project = p.project) +
 			(SELECT count(*) FROM summaries WHERE project = p.project) +
 			(SELECT count(*) FROM sync_tombstones WHERE project = p.project)
 		ELSE (SELECT count(DISTINCT key) FROM sync_log WHERE project = p.project AND id > s.pushed) END AS pending
-		FROM sync_projects p LEFT JOIN sync_state s ON s.project = p.project AND s.cluster = ?
-		WHERE ? = '' OR p.project = ? ORDER BY p.project`, cluster, project, project)
+		FROM sync_projects p LEFT JOIN sync_state s ON s.project = p.project AND s.cluster = ?1
+		WHERE ?2 = '' OR p.project = ?2 ORDER BY p.project`, cluster, project)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	out := make([]SyncState, len(rows))
 	for i, r := range rows {
 		out[i] = SyncState{Cluster: cluster, Project: r.Project, Pushed: r.Pushed, Pulled: r.Pulled,
-			Pending: r.Pending, Known: r.Known}
+			Pending: r.Pending, Known: r.Known, Quarantined: r.Bad}
 		if r.SyncedAt > 0 {
 			out[i].SyncedAt = fromMillis(r.SyncedAt)
 		}
@@ -258,8 +263,11 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 				out = append(out, Outgoing{Key: key, Project: project, Stamp: stamp, Tombstone: true})
 				return
 			}
-			if !ok {
-				return // gone since; its tombstone is logged after it
+			if !ok || awaitsReview(r.rec) {
+				// Gone since (its tombstone is logged after it), or held
+				// back by the instruction check: flagged records never
+				// travel.
+				return
 			}
 			if s := sessionOf(r.rec); s != "" {
 				add(memory.KeySession + s)
@@ -275,6 +283,12 @@ func (db *DB) Outbox(ctx context.Context, project string, mark int64, limit int)
 		return nil, mark, fmt.Errorf("reading what project %s has to push: %w", project, err)
 	}
 	return out, last, nil
+}
+
+// awaitsReview reports whether a record is flagged by the instruction check and not
+// released by a person.
+func awaitsReview(r memory.Record) bool {
+	return r.Observation != nil && r.Observation.Review.Held() || r.Summary != nil && r.Summary.Review.Held()
 }
 
 type stamped struct {
@@ -399,7 +413,9 @@ func (db *DB) MarkPushed(ctx context.Context, cluster, project string, mark int6
 
 // Incoming is one record pulled from the cluster: Record is the zero value
 // for a tombstone. Its key and record name sessions as the cluster does
-// (memory.TeamSessionID); ApplyPulled maps them to this file's ids.
+// (memory.TeamSessionID); ApplyPulled maps them to this file's ids. A row
+// the puller could not read as a record has Problem set (and Key, when it
+// had one): ApplyPulled quarantines it.
 type Incoming struct {
 	Seq       int64
 	Key       string
@@ -407,19 +423,54 @@ type Incoming struct {
 	Stamp     int64
 	Tombstone bool
 	Record    memory.Record
+	Problem   string
 }
 
-// Pulled counts what a pull changed here.
+// Pulled counts what a pull changed here, and the rows it set aside
+// (Quarantine lists them).
 type Pulled struct {
-	Added   int `json:"added"`
-	Updated int `json:"updated"`
-	Removed int `json:"removed"`
-	Skipped int `json:"skipped"`
+	Added       int `json:"added"`
+	Updated     int `json:"updated"`
+	Removed     int `json:"removed"`
+	Skipped     int `json:"skipped"`
+	Quarantined int `json:"quarantined"`
+}
+
+// Add adds what another pull changed.
+func (p *Pulled) Add(o Pulled) {
+	p.Added += o.Added
+	p.Updated += o.Updated
+	p.Removed += o.Removed
+	p.Skipped += o.Skipped
+	p.Quarantined += o.Quarantined
+}
+
+// Quarantined is a row of the cluster a pull set aside: Seq is its place
+// in the cluster, Reason why it was not applied.
+type Quarantined struct {
+	Seq    int64  `json:"seq" db:"seq"`
+	Key    string `json:"key" db:"key"`
+	Reason string `json:"reason" db:"reason"`
+}
+
+// Quarantine lists the rows of a project's pulls from a cluster set aside
+// after seq, in the cluster's order, up to limit.
+func (db *DB) Quarantine(ctx context.Context, cluster, project string, after int64, limit int) ([]Quarantined, error) {
+	var out []Quarantined
+	err := db.q().SelectContext(ctx, &out, `SELECT seq, key, reason FROM sync_quarantine
+		WHERE cluster = ? AND project = ? AND seq > ? ORDER BY seq LIMIT ?`, cluster, project, after, limit)
+	return out, mapErr(err)
 }
 
 // ApplyPulled writes records pulled from a cluster and moves the project's
 // cursor to seq, in one transaction: a pull killed at any point leaves the
-// file as it was, and the next pull reads the same records again. A key with
+// file as it was, and the next pull reads the same records again. A row
+// with a Problem, a record or tombstone naming a record or tombstone of
+// another project here (keys are one namespace across projects: an
+// observation's uuid, a session id too long to carry its project), and a
+// record whose session is neither here nor before it in recs are
+// quarantined: kept in sync_quarantine, never applied. A record of a
+// forgotten session is skipped. A key with
 // a tombstone here is never written, but for a summary newer than its
 // tombstone (outlives) whose session is not a tombstone (isGone); a
 // tombstone deletes its record (with the session's records for a session,
@@ -447,32 +498,25 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 		if err != nil {
 			return err
 		}
-		keys := make([]string, 0, len(recs))
-		for _, r := range recs {
-			keys = append(keys, r.Key)
-			if r.Record.Kind == memory.KindSummary {
-				keys = append(keys, memory.KeySession+r.Record.SessionID()) // see isGone
-			}
-		}
-		list, _ := json.Marshal(keys)
-		var dead []struct {
-			Key       string `db:"key"`
-			DeletedAt int64  `db:"deleted_at"`
-		}
-		if err := tx.SelectContext(ctx, &dead, `SELECT key, deleted_at FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?))`,
-			string(list)); err != nil {
+		here, err := keysHere(ctx, tx, project, recs)
+		if err != nil {
 			return err
 		}
-		gone := map[string]int64{} // key -> the tombstone's stamp
-		for _, d := range dead {
-			gone[d.Key] = d.DeletedAt
-		}
+		gone := here.gone
 		origins := map[string]string{}
 		var summaries []Incoming
+		var bad []Quarantined
+		quarantine := func(r Incoming, why string) {
+			bad = append(bad, Quarantined{Seq: r.Seq, Key: r.Key, Reason: why})
+		}
 		for _, r := range recs {
 			switch {
+			case r.Problem != "":
+				quarantine(r, r.Problem)
+			case here.elsewhere(r) != "":
+				quarantine(r, fmt.Sprintf("filed under project %s but names a record of project %s here", project, here.elsewhere(r)))
 			case r.Tombstone:
-				n, err := deleteByKey(ctx, tx, r.Key, r.Stamp)
+				n, err := deleteByKey(ctx, tx, project, r.Key, r.Stamp)
 				if err != nil {
 					return err
 				}
@@ -481,20 +525,41 @@ func (db *DB) ApplyPulled(ctx context.Context, cluster, project string, recs []I
 					removed = true
 				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO sync_tombstones (key, project, deleted_at) VALUES (?, ?, ?)
-					ON CONFLICT (key) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_at)`,
+					ON CONFLICT (key) DO UPDATE SET deleted_at = max(deleted_at, excluded.deleted_at)
+					WHERE sync_tombstones.project = excluded.project`,
 					r.Key, project, r.Stamp); err != nil {
 					return err
 				}
 				gone[r.Key] = max(gone[r.Key], r.Stamp)
 			case isGone(gone, r):
 				res.Skipped++
+			case sessionOf(r.Record) != "" && !here.live[memory.KeySession+sessionOf(r.Record)]:
+				quarantine(r, "its session "+sessionOf(r.Record)+" is neither here nor before it in the cluster")
 			case r.Record.Kind == memory.KindSummary:
+				if s := r.Record.Summary; s != nil && s.Member == "" {
+					s.Member = r.Origin
+				}
 				summaries = append(summaries, r) // after the sessions
 				origins[r.Key] = r.Origin
 			default:
+				if o := r.Record.Observation; o != nil && o.Member == "" {
+					o.Member = r.Origin // the member whose machine wrote it
+				}
 				toImport = append(toImport, r.Record)
 				origins[r.Key] = r.Origin
+				if r.Record.Kind == memory.KindSession {
+					here.live[r.Key] = true
+				}
 			}
+		}
+		if len(bad) > 0 {
+			b, _ := json.Marshal(bad)
+			if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO sync_quarantine (cluster, project, seq, key, reason, at)
+				SELECT ?, ?, value ->> '$.seq', value ->> '$.key', value ->> '$.reason', ? FROM json_each(?)`,
+				cluster, project, toMillis(at), string(b)); err != nil {
+				return err
+			}
+			res.Quarantined = len(bad)
 		}
 		var pre []derived
 		if big {
@@ -630,12 +695,90 @@ func toLocal(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) 
 	return out, nil
 }
 
+// held is what this file holds under the keys of a page pulled for a
+// project: gone maps a key of the project to its tombstone's stamp, live
+// holds the keys of its sessions here, other names the other project whose
+// record or tombstone holds a key.
+type held struct {
+	gone  map[string]int64
+	live  map[string]bool
+	other map[string]string
+}
+
+// elsewhere names the other project whose record or tombstone holds r's key
+// or, for a record, its session's ("" when none does).
+func (h held) elsewhere(r Incoming) string {
+	if p := h.other[r.Key]; p != "" {
+		return p
+	}
+	if s := sessionOf(r.Record); !r.Tombstone && s != "" {
+		return h.other[memory.KeySession+s]
+	}
+	return ""
+}
+
+// keysHere reads what this file holds under the keys of recs (pulled for
+// project, with this file's session ids) and the keys of their sessions.
+func keysHere(ctx context.Context, tx *sqlx.Tx, project string, recs []Incoming) (held, error) {
+	h := held{gone: map[string]int64{}, live: map[string]bool{}, other: map[string]string{}}
+	var keys []string
+	ids := map[string][]string{}
+	add := func(key string) {
+		keys = append(keys, key)
+		for _, p := range []string{memory.KeySession, memory.KeyObservation, memory.KeySummary} {
+			if id, ok := strings.CutPrefix(key, p); ok {
+				ids[p] = append(ids[p], id)
+			}
+		}
+	}
+	for _, r := range recs {
+		if r.Problem != "" {
+			continue
+		}
+		add(r.Key)
+		if s := sessionOf(r.Record); !r.Tombstone && s != "" {
+			add(memory.KeySession + s) // see isGone
+		}
+	}
+	if len(keys) == 0 {
+		return h, nil
+	}
+	list := func(v []string) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	var rows []struct {
+		Key       string `db:"key"`
+		Project   string `db:"project"`
+		DeletedAt int64  `db:"deleted_at"`
+		Live      bool   `db:"live"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT key, project, deleted_at, 0 AS live FROM sync_tombstones WHERE key IN (SELECT value FROM json_each(?1))
+		UNION ALL SELECT 'session:' || id, project, 0, 1 FROM sessions WHERE id IN (SELECT value FROM json_each(?2))
+		UNION ALL SELECT 'observation:' || uuid, project, 0, 1 FROM observations WHERE uuid IN (SELECT value FROM json_each(?3)) AND project != ?5
+		UNION ALL SELECT 'summary:' || session_id, project, 0, 1 FROM summaries WHERE session_id IN (SELECT value FROM json_each(?4)) AND project != ?5`,
+		list(keys), list(ids[memory.KeySession]), list(ids[memory.KeyObservation]), list(ids[memory.KeySummary]), project); err != nil {
+		return h, err
+	}
+	for _, r := range rows {
+		switch {
+		case r.Project != project:
+			h.other[r.Key] = r.Project
+		case r.Live:
+			h.live[r.Key] = true
+		default:
+			h.gone[r.Key] = r.DeletedAt
+		}
+	}
+	return h, nil
+}
+
 // isGone reports whether a pulled record is under a tombstone here: its
-// own, or for a summary, its session's (a forgotten session's summaries are
-// forgotten with it, however new).
+// own, or its session's (a forgotten session's records are forgotten with
+// it, however new).
 func isGone(gone map[string]int64, r Incoming) bool {
-	if r.Record.Kind == memory.KindSummary {
-		if _, ok := gone[memory.KeySession+r.Record.SessionID()]; ok {
+	if s := sessionOf(r.Record); s != "" {
+		if _, ok := gone[memory.KeySession+s]; ok {
 			return true
 		}
 	}
@@ -643,23 +786,25 @@ func isGone(gone map[string]int64, r Incoming) bool {
 	return ok && !outlives(r.Record, r.Stamp, dead)
 }
 
-// deleteByKey deletes the record under a sync key, for a tombstone stamped
-// stamp; a session goes with everything recorded in it, a summary only when
-// it is not newer than the tombstone (outlives).
-func deleteByKey(ctx context.Context, tx *sqlx.Tx, key string, stamp int64) (int64, error) {
+// deleteByKey deletes the record of project under a sync key, for a
+// tombstone stamped stamp; a session goes with everything recorded in it, a
+// summary only when it is not newer than the tombstone (outlives). A record
+// of another project under that key stays.
+func deleteByKey(ctx context.Context, tx *sqlx.Tx, project, key string, stamp int64) (int64, error) {
 	switch {
 	case strings.HasPrefix(key, memory.KeySession):
-		d, err := deleteSessions(ctx, tx, `id = ?`, strings.TrimPrefix(key, memory.KeySession))
+		d, err := deleteSessions(ctx, tx, `id = ? AND project = ?`, strings.TrimPrefix(key, memory.KeySession), project)
 		return d.Sessions + d.Observations + d.Summaries + d.Prompts, err
 	case strings.HasPrefix(key, memory.KeyObservation):
-		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ?`, strings.TrimPrefix(key, memory.KeyObservation))
+		res, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE uuid = ? AND project = ?`,
+			strings.TrimPrefix(key, memory.KeyObservation), project)
 		if err != nil {
 			return 0, err
 		}
 		return res.RowsAffected()
 	case strings.HasPrefix(key, memory.KeySummary):
-		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ? AND created_at <= ?`,
-			strings.TrimPrefix(key, memory.KeySummary), stamp)
+		res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE session_id = ? AND project = ? AND created_at <= ?`,
+			strings.TrimPrefix(key, memory.KeySummary), project, stamp)
 		if err != nil {
 			return 0, err
 		}
@@ -675,17 +820,19 @@ func newerSummary(ctx context.Context, tx *sqlx.Tx, s memory.Summary) (int64, er
 		return 0, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO summaries (uuid, session_id, project, request, investigated,
-		learned, completed, next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until)
-		SELECT ?, ?, project, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?2
+		learned, completed, next_steps, decisions, concepts, files, text, generator, token_count, created_at, covers_until,
+		`+provenanceCols+`)
+		SELECT ?, ?, project, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?2
 		ON CONFLICT (session_id) DO UPDATE SET uuid = excluded.uuid, request = excluded.request,
 			investigated = excluded.investigated, learned = excluded.learned, completed = excluded.completed,
 			next_steps = excluded.next_steps, decisions = excluded.decisions, concepts = excluded.concepts,
 			files = excluded.files, text = excluded.text, generator = excluded.generator,
-			token_count = excluded.token_count, created_at = excluded.created_at, covers_until = excluded.covers_until
+			token_count = excluded.token_count, created_at = excluded.created_at, covers_until = excluded.covers_until,
+			`+provenanceUpdate+`
 		WHERE excluded.created_at > summaries.created_at`,
-		s.UUID, s.SessionID, s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions,
-		encodeList(memory.CleanList(s.Concepts)), encodeList(memory.CleanList(s.Files)), s.Text, s.Generator,
-		s.TokenCount, toMillis(s.CreatedAt), toMillis(s.CoversUntil))
+		append([]any{s.UUID, s.SessionID, s.Request, s.Investigated, s.Learned, s.Completed, s.NextSteps, s.Decisions,
+			encodeList(memory.CleanList(s.Concepts)), encodeList(memory.CleanList(s.Files)), s.Text, s.Generator,
+			s.TokenCount, toMillis(s.CreatedAt), toMillis(s.CoversUntil)}, provenanceArgs(s.Provenance, s.Review)...)...)
 	if err != nil {
 		return 0, err
 	}

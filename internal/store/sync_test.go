@@ -411,3 +411,61 @@ func TestPulledSummaryTombstonesMeetTheLocalSession(t *testing.T) {
 		})
 	}
 }
+
+// A row pulled for one project that names a record of another project
+// here (an observation's uuid, as a tombstone or as a record) is
+// quarantined and changes nothing; a row with a Problem is quarantined; the
+// quarantine is counted once per row, however often the page is read, and
+// goes with the cursor on unshare.
+func TestApplyPulledQuarantinesAnotherProjectsKey(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	if _, err := db.Share(ctx, "p", t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	mine := memory.Session{ID: "s-q", Project: "q", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+	if _, err := db.Import(ctx, []memory.Record{{Kind: memory.KindSession, Session: &mine},
+		{Kind: memory.KindObservation, Observation: &memory.Observation{UUID: "o-q", SessionID: "s-q", Project: "q", Type: "decision",
+			Title: "kept in q", CreatedAt: t0}}}); err != nil {
+		t.Fatal(err)
+	}
+	sess := memory.Session{ID: "s-p", Project: "p", StartedAt: t0, LastActivityAt: t0, Status: memory.StatusActive}
+	forged := memory.Observation{UUID: "o-q", SessionID: "s-p", Project: "p", Type: "decision", Title: "forged", CreatedAt: t0}
+	page := []Incoming{
+		{Seq: 1, Key: memory.KeySession + "s-p", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: memory.KeyObservation + "o-q", Tombstone: true, Stamp: t0.UnixMilli()},
+		{Seq: 3, Key: memory.KeyObservation + "o-q", Record: memory.Record{Kind: memory.KindObservation, Observation: &forged}},
+		{Seq: 4, Key: "nonsense", Problem: "key \"nonsense\""},
+	}
+	for round := range 2 {
+		res, err := db.ApplyPulled(ctx, "c1", "p", page, 4, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Quarantined != 3 || res.Removed != 0 {
+			t.Errorf("round %d: %+v, want 3 quarantined and nothing removed", round, res)
+		}
+		var title string
+		if err := db.SQL().Get(&title, `SELECT title FROM observations WHERE uuid = 'o-q' AND project = 'q'`); err != nil || title != "kept in q" {
+			t.Errorf("round %d: q's observation: %q, %v", round, title, err)
+		}
+		st, err := db.SyncStates(ctx, "c1", "p")
+		if err != nil || len(st) != 1 || st[0].Quarantined != 3 || st[0].Pulled != 4 {
+			t.Errorf("round %d: state %+v, %v; want 3 quarantined, cursor 4", round, st, err)
+		}
+	}
+	bad, err := db.Quarantine(ctx, "c1", "p", 0, 10)
+	if err != nil || len(bad) != 3 || bad[0].Seq != 2 || bad[2].Reason != `key "nonsense"` {
+		t.Errorf("quarantine: %+v, %v", bad, err)
+	}
+	if _, err := db.Unshare(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if bad, err := db.Quarantine(ctx, "c1", "p", 0, 10); err != nil || len(bad) != 0 {
+		t.Errorf("after unshare: %+v, %v", bad, err)
+	}
+}

@@ -12,7 +12,8 @@ import (
 )
 
 // UpdateObservation rewrites what a person may edit in a stored observation
-// (type, title, subtitle, narrative, facts, concepts) and recomputes what the
+// (type, title, subtitle, narrative, facts, concepts), with the provenance
+// and review the caller gives (the person's), and recomputes what the
 // store derives from it: the dedup hash, the token estimate and the index
 // terms; the search index follows through the update trigger. The caller
 // passes the text through the privacy filter first, as for a new one. The
@@ -42,9 +43,10 @@ func (db *DB) UpdateObservation(ctx context.Context, o memory.Observation) (memo
 		}
 		// The row is there (above, in this transaction).
 		_, err = tx.ExecContext(ctx, `UPDATE observations SET type = ?, title = ?, subtitle = ?, narrative = ?,
-			facts = ?, concepts = ?, content_hash = ?, token_count = ?, search_terms = ? WHERE id = ? AND session_id = ?`,
-			string(o.Type), o.Title, o.Subtitle, o.Narrative, encodeList(o.Facts), encodeList(o.Concepts),
-			o.ContentHash, o.TokenCount, d.terms, o.ID, o.SessionID)
+			facts = ?, concepts = ?, content_hash = ?, token_count = ?, search_terms = ?,
+			(`+provenanceCols+`) = (?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ? AND session_id = ?`,
+			append(append([]any{string(o.Type), o.Title, o.Subtitle, o.Narrative, encodeList(o.Facts), encodeList(o.Concepts),
+				o.ContentHash, o.TokenCount, d.terms}, provenanceArgs(o.Provenance, o.Review)...), o.ID, o.SessionID)...)
 		return err
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 )
 
@@ -102,7 +103,15 @@ func Load(ctx context.Context, r Reader, sessionID string) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
-	return Input{Session: s, Prompts: prompts, Observations: obs}, nil
+	// A flagged observation is never summarized: a summary must not carry
+	// what the instruction check holds back (the model never reads it).
+	kept := obs[:0]
+	for _, o := range obs {
+		if !o.Review.Held() {
+			kept = append(kept, o)
+		}
+	}
+	return Input{Session: s, Prompts: prompts, Observations: kept}, nil
 }
 
 // Session summarizes one session now and stores the summary, replacing the
@@ -158,6 +167,16 @@ func Build(ctx context.Context, in Input, opts Options) (Result, error) {
 	sum.SessionID = in.Session.ID
 	sum.Project = in.Session.Project
 	sum.Generator = gen
+	sum.Provenance = memory.Provenance{Origin: memory.OriginSummarizer, Agent: in.Session.Agent, Event: gen}
+	if gen != ext.Name() {
+		// A model reads the narratives and facts: what it writes from
+		// untrusted text is untrusted too. (The extractive summary quotes
+		// titles, which capture writes in its own words for such text.)
+		for _, o := range in.Observations {
+			sum.Untrusted = sum.Untrusted || o.Untrusted
+		}
+	}
+	guard.MarkSummary(&sum)
 	sum.CreatedAt = opts.now()
 	sum.CoversUntil = coversUntil(in.Observations)
 	sum.TokenCount = summaryTokens(sum)

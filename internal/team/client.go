@@ -61,6 +61,7 @@ func newClient(r Remote) (*client, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 4
+	tr.Proxy = proxy
 	if r.CAFile != "" {
 		pem, err := os.ReadFile(r.CAFile)
 		if err != nil {
@@ -72,7 +73,46 @@ func newClient(r Remote) (*client, error) {
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	return &client{r: r, http: &http.Client{Transport: tr, Timeout: r.Timeout}}, nil
+	c := &client{r: r}
+	c.http = &http.Client{Transport: tr, Timeout: r.Timeout, CheckRedirect: c.redirect}
+	return c, nil
+}
+
+// proxy is the environment's proxy (HTTPS_PROXY, NO_PROXY) for a node
+// reached over https, which only relays the encrypted stream, and none for
+// plain http: the proxy would read the password.
+func proxy(req *http.Request) (*url.URL, error) {
+	if req.URL.Scheme != "https" {
+		return nil, nil
+	}
+	return http.ProxyFromEnvironment(req)
+}
+
+// errRedirect: a node sent the request elsewhere.
+var errRedirect = errors.New("not followed: mem sends its requests, and the password, to the nodes of sync.url only")
+
+// redirect follows a redirect only to the origin the request went to or to
+// another node of the cluster: the request carries the password, and Go
+// would send it along to another port of the same host.
+func (c *client) redirect(req *http.Request, via []*http.Request) error {
+	to := origin(req.URL)
+	if len(via) >= 5 {
+		return fmt.Errorf("%d redirects, the last to %s: %w", len(via), to, errRedirect)
+	}
+	if to == origin(via[0].URL) {
+		return nil
+	}
+	for _, n := range c.r.URLs {
+		if u, err := url.Parse(n); err == nil && origin(u) == to {
+			return nil
+		}
+	}
+	return fmt.Errorf("redirected to %s: %w", to, errRedirect)
+}
+
+// origin is a URL's scheme and host (with its port), nothing of its user.
+func origin(u *url.URL) string {
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
 }
 
 // result is one statement's answer.
@@ -93,6 +133,10 @@ type stmt []any
 
 func st(q string, args ...any) stmt { return append(stmt{q}, args...) }
 
+// answerLimit bounds an answer mem reads whole, but for a page of a pull
+// (pageAnswer): a node that sends more is refused before it is all read.
+const answerLimit = 8 << 20
+
 // execute runs statements, in one transaction when tx is set: then either
 // all of them took effect or none did. Every statement mem sends is
 // idempotent, so one whose answer was lost is sent again.
@@ -101,16 +145,21 @@ func (c *client) execute(ctx context.Context, tx bool, stmts []stmt) ([]result, 
 	if tx {
 		path += "?transaction"
 	}
-	return c.do(ctx, path, stmts)
+	return c.do(ctx, path, answerLimit, stmts)
 }
 
 // query runs read statements at linearizable consistency: the answer
 // includes every write the cluster acknowledged before it.
 func (c *client) query(ctx context.Context, stmts []stmt) ([]result, error) {
-	return c.do(ctx, "/db/query?level=linearizable", stmts)
+	return c.queryLimit(ctx, answerLimit, stmts)
 }
 
-func (c *client) do(ctx context.Context, path string, stmts []stmt) ([]result, error) {
+// queryLimit is query for an answer of up to limit bytes.
+func (c *client) queryLimit(ctx context.Context, limit int64, stmts []stmt) ([]result, error) {
+	return c.do(ctx, "/db/query?level=linearizable", limit, stmts)
+}
+
+func (c *client) do(ctx context.Context, path string, limit int64, stmts []stmt) ([]result, error) {
 	body, err := json.Marshal(stmts)
 	if err != nil {
 		return nil, err
@@ -121,7 +170,7 @@ func (c *client) do(ctx context.Context, path string, stmts []stmt) ([]result, e
 		i := c.next
 		c.mu.Unlock()
 		node := c.r.URLs[i%len(c.r.URLs)]
-		res, retry, err := c.send(ctx, node, path, body)
+		res, retry, err := c.send(ctx, node, path, limit, body)
 		if err == nil {
 			return res, nil
 		}
@@ -150,7 +199,7 @@ func (c *client) do(ctx context.Context, path string, stmts []stmt) ([]result, e
 
 // send makes one request to one node; retry says whether another node (or
 // the same one later) may do better.
-func (c *client) send(ctx context.Context, node, path string, body []byte) ([]result, bool, error) {
+func (c *client) send(ctx context.Context, node, path string, limit int64, body []byte) ([]result, bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, node+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, false, err
@@ -162,12 +211,18 @@ func (c *client) send(ctx context.Context, node, path string, body []byte) ([]re
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// The address only: an error may quote the request.
-		return nil, true, fmt.Errorf("node %s: %w", node, unwrapURLError(err))
+		return nil, !errors.Is(err, errRedirect), fmt.Errorf("node %s: %w", node, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<30))
+	if resp.ContentLength > limit {
+		return nil, false, fmt.Errorf("node %s: an answer of %d bytes, more than the %d mem reads", node, resp.ContentLength, limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, true, fmt.Errorf("node %s: reading the answer: %w", node, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, false, fmt.Errorf("node %s: an answer of more than the %d bytes mem reads", node, limit)
 	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:

@@ -21,7 +21,7 @@ func (c *cluster) execute(stmts ...[]any) {
 	if c.user != "" {
 		req.SetBasicAuth(c.user, c.pass)
 	}
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
 	if err != nil {
 		c.t.Fatalf("cluster execute: %v", err)
 	}

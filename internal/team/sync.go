@@ -6,9 +6,12 @@ package team
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memhq/mem/internal/interchange"
@@ -27,14 +30,24 @@ type Options struct {
 	Now         func() time.Time
 	// Progress, when set, hears of every batch pushed or page applied.
 	Progress func(project, what string, n int)
+	// Warn, when set, hears of every row a pull set aside and every record
+	// a push withheld (one line each).
+	Warn func(line string)
+	// ShareMachine sends the host name (in the origin) and the sessions'
+	// working folders; without it, neither leaves the machine.
+	ShareMachine bool
 }
 
-// ProjectResult is what a sync did for one project.
+// ProjectResult is what a sync did for one project; Error says why it
+// stopped, when it did (the other projects went on).
 type ProjectResult struct {
-	Project string       `json:"project"`
-	Pushed  int          `json:"pushed"`
-	Pulled  store.Pulled `json:"pulled"`
-	Cursor  int64        `json:"cursor"`
+	Project string `json:"project"`
+	Pushed  int    `json:"pushed"`
+	// Withheld counts the records a push kept back (see outgoing).
+	Withheld int          `json:"withheld"`
+	Pulled   store.Pulled `json:"pulled"`
+	Cursor   int64        `json:"cursor"`
+	Error    string       `json:"error,omitempty"`
 }
 
 // Result is what a sync did.
@@ -60,7 +73,9 @@ func (o *Options) defaults() {
 // batch is its own step: a sync cut off anywhere leaves what it finished in
 // place, and the next one goes on from there; nothing is doubled, because
 // the cluster keeps one row per key (memory.TeamKey) and the file applies a
-// page together with its cursor.
+// page together with its cursor. A project that fails does not stop the
+// others, unless the failure is the cluster's or the deadline's (no other
+// project would do better): the error names every project that failed.
 func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 	o.defaults()
 	shared, err := db.SharedProjects(ctx)
@@ -89,7 +104,7 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 		return Result{}, err
 	}
 	cluster := info.id
-	origin, err := db.MachineID(ctx)
+	origin, err := memberName(ctx, db, o.ShareMachine)
 	if err != nil {
 		return Result{}, err
 	}
@@ -97,21 +112,54 @@ func Sync(ctx context.Context, db *store.DB, o Options) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Cluster: cluster, Origin: origin}
+	var failed []error
 	for _, p := range projects {
 		pr := ProjectResult{Project: p}
 		st, err := db.BeginSync(ctx, cluster, p)
 		if err == nil && !o.PullOnly {
-			pr.Pushed, err = push(ctx, c, db, o, info, origin, p, st.Pushed)
+			pr.Pushed, pr.Withheld, err = push(ctx, c, db, o, info, origin, p, st.Pushed)
 		}
 		if err == nil && !o.PushOnly {
 			pr.Pulled, pr.Cursor, err = pull(ctx, c, db, o, cluster, origin, p, st.Pulled)
+			if pr.Pulled.Quarantined > 0 && o.Warn != nil {
+				warnQuarantined(ctx, db, o.Warn, cluster, p, st.Pulled, pr.Pulled.Quarantined)
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("syncing project %s: %w", p, err)
+			pr.Error = err.Error()
+			failed = append(failed, err)
 		}
 		res.Projects = append(res.Projects, pr)
-		if err != nil {
-			return res, fmt.Errorf("syncing project %s: %w", p, err)
+		if err != nil && everyProject(ctx, err) {
+			break
 		}
 	}
-	return res, nil
+	return res, errors.Join(failed...)
+}
+
+// warnQuarantined tells of the rows of project a pull set aside after seq
+// from: the first few, then how many more.
+func warnQuarantined(ctx context.Context, db *store.DB, warn func(string), cluster, project string, from int64, n int) {
+	const shown = 20
+	rows, err := db.Quarantine(ctx, cluster, project, from, shown)
+	if err != nil {
+		warn(fmt.Sprintf("project %s: %d rows of the cluster quarantined (%v)", project, n, err))
+		return
+	}
+	for _, r := range rows {
+		warn(fmt.Sprintf("project %s: row %d of the cluster (key %q) quarantined: %s", project, r.Seq, r.Key, r.Reason))
+	}
+	if n > len(rows) {
+		warn(fmt.Sprintf("project %s: %d more rows of the cluster quarantined (mem sync --status counts them)", project, n-len(rows)))
+	}
+}
+
+// everyProject reports whether a project's failure would be every other
+// project's too: the deadline passed, the cluster refused the password,
+// is newer than this mem, or no node answered.
+func everyProject(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, ErrAuth) || errors.Is(err, ErrNewerSchema) || errors.Is(err, ErrUnreachable)
 }
 
 // upsert writes one record into the cluster unless the cluster has it
@@ -166,18 +214,20 @@ const forgetPlain = `UPDATE mem_records SET seq = (SELECT coalesce(max(seq), 0) 
 
 const kindTombstone = "tombstone"
 
-func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterInfo, origin, project string, mark int64) (int, error) {
-	total := 0
+// push sends a project's changes after mark; it returns how many records
+// went and how many were withheld (outgoing).
+func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterInfo, origin, project string, mark int64) (int, int, error) {
+	total, withheld := 0, 0
 	write := upsert(info.uuidColumn)
 	var buf bytes.Buffer
 	enc := interchange.NewEncoder(&buf) // flushed into buf for each record
 	for {
 		out, last, err := db.Outbox(ctx, project, mark, o.Batch)
 		if err != nil {
-			return total, err
+			return total, withheld, err
 		}
 		if last == mark {
-			return total, nil
+			return total, withheld, nil
 		}
 		stmts := make([]stmt, 0, len(out))
 		for _, r := range out {
@@ -192,27 +242,37 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterI
 				stmts = append(stmts, st(forgetPlain, from, r.Stamp, plain, project))
 			}
 			if !r.Tombstone {
-				rec := r.Record.WithSessionIDs(func(id string) string { return memory.TeamSessionID(id, project) })
-				buf.Reset()
-				if err := enc.Encode(rec); err != nil {
-					return total, err
+				rec, err := outgoing(*r.Record, o)
+				if err == nil {
+					rec = rec.WithSessionIDs(func(id string) string { return memory.TeamSessionID(id, project) })
+					buf.Reset()
+					if err = enc.Encode(rec); err == nil {
+						err = enc.Flush()
+					}
 				}
-				if err := enc.Flush(); err != nil {
-					return total, err
+				if err == nil && buf.Len() > MaxRecord {
+					err = fmt.Errorf("%d bytes, more than the %d a member reads", buf.Len(), MaxRecord)
+				}
+				if err != nil {
+					withheld++
+					if o.Warn != nil {
+						o.Warn(fmt.Sprintf("project %s: %s not pushed: %v", project, r.Key, err))
+					}
+					continue
 				}
 				key, kind, body = rec.Key(), rec.Kind, strings.TrimSuffix(buf.String(), "\n")
 			}
 			stmts = append(stmts, st(write, upsertArgs(key, kind, project, from, r.Stamp, body)...))
+			total++
 		}
 		if len(stmts) > 0 {
 			if _, err := c.execute(ctx, true, stmts); err != nil {
-				return total, fmt.Errorf("pushing: %w", err)
+				return total, withheld, fmt.Errorf("pushing: %w", err)
 			}
 		}
 		if err := db.MarkPushed(ctx, info.id, project, last, o.Now()); err != nil {
-			return total, err
+			return total, withheld, err
 		}
-		total += len(out)
 		mark = last
 		if o.Progress != nil {
 			o.Progress(project, "pushed", len(out))
@@ -220,12 +280,50 @@ func push(ctx context.Context, c *client, db *store.DB, o Options, info clusterI
 	}
 }
 
-// page is one page of a pull: its records, the seq it ends at, and how
-// many rows the cluster sent.
+// outgoing is what of a record leaves the machine: the record passed
+// through today's privacy filter and checks (interchange.Check, as a
+// record a pull brings: text an older mem stored before the filter knew a
+// kind of secret goes out filtered), without the session's working folder
+// unless ShareMachine. A record that fails the checks is withheld (an
+// error). This is the one place a push filters what it sends: a check
+// added to what leaves (an instruction check) goes here.
+func outgoing(r memory.Record, o Options) (memory.Record, error) {
+	switch {
+	case r.Session != nil:
+		s := *r.Session
+		s.FilesRead = slices.Clone(s.FilesRead)
+		if !o.ShareMachine {
+			s.Cwd = ""
+		}
+		r.Session = &s
+	case r.Observation != nil:
+		obs := *r.Observation
+		r.Observation = &obs
+	case r.Summary != nil:
+		sum := *r.Summary
+		r.Summary = &sum
+	}
+	return r, interchange.Check(&r)
+}
+
+// memberName is the origin this machine's records carry in the cluster:
+// its machine id (the host name and a random suffix) with ShareMachine,
+// else "member-" and the suffix alone.
+func memberName(ctx context.Context, db *store.DB, share bool) (string, error) {
+	id, err := db.MachineID(ctx)
+	if err != nil || share {
+		return id, err
+	}
+	return "member-" + id[strings.LastIndex(id, "-")+1:], nil
+}
+
+// page is one page of a pull: its rows (those that are no record carry
+// their Problem), the seq it ends at, and whether the cluster may have
+// more after it.
 type page struct {
 	recs []store.Incoming
 	last int64
-	rows int
+	more bool
 	err  error
 }
 
@@ -248,7 +346,7 @@ func pull(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 			case <-ctx.Done():
 				return
 			}
-			if err != nil || pg.rows < o.Page {
+			if err != nil || !pg.more {
 				return
 			}
 			from = pg.last
@@ -258,84 +356,192 @@ func pull(ctx context.Context, c *client, db *store.DB, o Options, cluster, orig
 		if pg.err != nil {
 			return total, cursor, pg.err
 		}
-		if pg.rows == 0 {
+		if pg.last == cursor {
 			break
 		}
-		p, err := db.ApplyPulled(ctx, cluster, project, pg.recs, pg.last, o.Now())
+		p, err := apply(ctx, db, o, cluster, project, pg)
 		if err != nil {
 			return total, cursor, err
 		}
-		total.Added += p.Added
-		total.Updated += p.Updated
-		total.Removed += p.Removed
-		total.Skipped += p.Skipped
+		total.Add(p)
 		cursor = pg.last
 		if o.Progress != nil {
-			o.Progress(project, "pulled", pg.rows)
+			o.Progress(project, "pulled", len(pg.recs))
 		}
 	}
 	return total, cursor, nil
 }
 
-// fetchPage reads and decodes the page of a project after seq cursor.
+// apply writes a page here with its cursor. When the page as a whole is
+// refused for what it holds, its rows are applied one at a time, and a row
+// refused alone is quarantined with the reason: no row stops a pull. A
+// failure of this machine (the deadline, a database locked too long, a
+// quarantine that cannot be written either) stops it.
+func apply(ctx context.Context, db *store.DB, o Options, cluster, project string, pg page) (store.Pulled, error) {
+	p, err := db.ApplyPulled(ctx, cluster, project, pg.recs, pg.last, o.Now())
+	if err == nil || local(ctx, err) || len(pg.recs) < 2 && (len(pg.recs) == 0 || pg.recs[0].Problem != "") {
+		return p, err
+	}
+	var total store.Pulled
+	for _, r := range pg.recs {
+		p, err := db.ApplyPulled(ctx, cluster, project, []store.Incoming{r}, r.Seq, o.Now())
+		if err != nil && !local(ctx, err) {
+			bad := store.Incoming{Seq: r.Seq, Key: r.Key, Problem: reason(err)}
+			p, err = db.ApplyPulled(ctx, cluster, project, []store.Incoming{bad}, r.Seq, o.Now())
+		}
+		if err != nil {
+			return total, err
+		}
+		total.Add(p)
+	}
+	p, err = db.ApplyPulled(ctx, cluster, project, nil, pg.last, o.Now())
+	total.Add(p)
+	return total, err
+}
+
+// local reports whether an error is this machine's, not the row's.
+func local(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, store.ErrBusy)
+}
+
+// reason is an error as a quarantined row's reason: one line, bounded.
+func reason(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	if len(s) > 300 {
+		s = strings.ToValidUTF8(s[:300], "") + "..."
+	}
+	return s
+}
+
+// Bounds on what a pull reads of one row and of one page. No record mem
+// pushes is larger than MaxRecord (push withholds it); a row beyond any
+// bound is quarantined by its size, which the cluster measures: its text
+// never leaves the cluster. A page holds rows until their text passes
+// pageBytes (at least one row), so an answer is bounded before it is read
+// (client.limit).
+const (
+	MaxRecord = 1 << 20
+	maxKey    = 1024
+	maxOrigin = 1024
+	maxKind   = 16
+	pageBytes = 16 << 20
+)
+
+// pageQuery reads a project's rows after a seq: the row's size first
+// (octet_length), its text only within the bounds, and a page cut where
+// the text read so far passes pageBytes. got is how many rows the cluster
+// had up to the page's limit: fewer means the project's last page. What
+// this machine pushed itself comes back without its body: it is here
+// already, and the cursor still moves past it. A seq that is not an
+// integer (no mem writes one) is not read.
+const pageQuery = `SELECT p.seq, p.kind, p.stamp, p.nk, p.no, p.nb, p.mine, p.got,
+	CASE WHEN p.nk <= ? THEN r.key ELSE '' END,
+	CASE WHEN p.no <= ? THEN r.origin ELSE '' END,
+	CASE WHEN p.mine OR p.nb > ? THEN '' ELSE r.body END
+FROM (SELECT seq, kind, stamp, nk, no, nb, mine, count(*) OVER () AS got,
+		coalesce(sum(min(nk, ?) + min(no, ?) + CASE WHEN mine OR nb > ? THEN 0 ELSE nb END)
+			OVER (ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+	FROM (SELECT seq, CASE WHEN octet_length(kind) <= ? THEN kind ELSE '' END AS kind,
+			CASE WHEN typeof(stamp) = 'integer' THEN stamp ELSE 0 END AS stamp,
+			octet_length(key) AS nk, octet_length(origin) AS no, octet_length(body) AS nb,
+			origin = ? AND kind != 'tombstone' AS mine
+		FROM mem_records WHERE project = ? AND seq > ? AND typeof(seq) = 'integer' ORDER BY seq LIMIT ?)) p
+JOIN mem_records r ON r.seq = p.seq
+WHERE p.before <= ? ORDER BY p.seq`
+
+// fetchPage reads and decodes the page of a project after seq cursor. A
+// row that is no record of the project (too large, not JSON, a key mem
+// does not write, a record of another project or under another key) comes
+// back with its Problem, for ApplyPulled to quarantine.
 func fetchPage(ctx context.Context, c *client, o Options, origin, project string, cursor int64) (page, error) {
-	// What this machine pushed itself comes back without its body: it is
-	// here already, and the cursor still moves past it.
-	res, err := c.query(ctx, []stmt{st(`SELECT seq, key, kind, origin, stamp,
-		CASE WHEN origin = ? AND kind != 'tombstone' THEN '' ELSE body END
-		FROM mem_records WHERE project = ? AND seq > ? ORDER BY seq LIMIT ?`, origin, project, cursor, o.Page)})
+	res, err := c.queryLimit(ctx, pageAnswer(o.Page), []stmt{st(pageQuery, maxKey, maxOrigin, MaxRecord,
+		maxKey, maxOrigin, MaxRecord, maxKind, origin, project, cursor, o.Page, pageBytes)})
 	if err != nil {
 		return page{}, fmt.Errorf("pulling: %w", err)
 	}
 	rows := res[0].Values
-	recs := make([]store.Incoming, 0, len(rows))
-	var lines bytes.Buffer
-	var bodies []int // index in recs of each line
-	last := cursor
+	pg := page{last: cursor, recs: make([]store.Incoming, 0, len(rows))}
+	var bodies []string
+	var at []int // index in pg.recs of each body
 	for _, row := range rows {
-		if len(row) != 6 {
+		if len(row) != 11 {
 			return page{}, fmt.Errorf("pulling: a row of %d columns from the cluster", len(row))
 		}
-		in := store.Incoming{Seq: asInt(row[0]), Key: asString(row[1]), Origin: asString(row[3]), Stamp: asInt(row[4])}
-		last = max(last, in.Seq)
-		if !validKey(in.Key) {
-			return page{}, fmt.Errorf("pulling: cluster record with key %q (seq %d): %w", in.Key, in.Seq,
-				memory.Invalid("key", "session:, observation: or summary: and an id", in.Key))
-		}
-		kind, body := asString(row[2]), asString(row[5])
+		in := store.Incoming{Seq: asInt(row[0]), Key: asString(row[8]), Origin: asString(row[9]), Stamp: asInt(row[2])}
+		kind, nk, no, nb, mine, got := asString(row[1]), asInt(row[3]), asInt(row[4]), asInt(row[5]), asInt(row[6]) != 0, asInt(row[7])
+		body := asString(row[10])
+		pg.last = max(pg.last, in.Seq)
+		pg.more = got >= int64(o.Page) || len(rows) < int(got)
 		switch {
+		case nk > maxKey:
+			in.Problem = fmt.Sprintf("a key of %d bytes (at most %d)", nk, maxKey)
+		case !validKey(in.Key):
+			in.Problem = fmt.Sprintf("key %q: not session:, observation: or summary: and an id", in.Key)
+		case no > maxOrigin:
+			in.Problem = fmt.Sprintf("an origin of %d bytes (at most %d)", no, maxOrigin)
 		case kind == kindTombstone:
 			in.Tombstone = true
-		case body == "":
+		case mine:
 			continue // ours
+		case nb > MaxRecord:
+			in.Problem = fmt.Sprintf("a record of %d bytes (at most %d)", nb, MaxRecord)
+		case !slices.Contains([]string{memory.KindSession, memory.KindObservation, memory.KindSummary}, kind):
+			in.Problem = fmt.Sprintf("kind %q: not session, observation, summary or tombstone", kind)
+		case strings.ContainsAny(body, "\n\r"):
+			in.Problem = "a record that spans several lines"
 		default:
-			if strings.ContainsAny(body, "\n\r") {
-				return page{}, fmt.Errorf("pulling: cluster record %s (seq %d) spans several lines", in.Key, in.Seq)
-			}
-			lines.WriteString(body)
-			lines.WriteByte('\n')
-			bodies = append(bodies, len(recs))
+			bodies = append(bodies, body)
+			at = append(at, len(pg.recs))
 		}
-		recs = append(recs, in)
+		pg.recs = append(pg.recs, in)
 	}
 	// Decoded in parallel, and checked as an import is: the privacy
 	// filter, the fields, the kind.
-	decoded, err := interchange.Decode(&lines)
-	if err == nil && len(decoded) != len(bodies) {
-		err = fmt.Errorf("%d records in %d bodies", len(decoded), len(bodies))
-	}
-	if err != nil {
-		return page{}, fmt.Errorf("pulling: records from the cluster after seq %d: %w", cursor, err)
-	}
-	for i, rec := range decoded {
-		in := &recs[bodies[i]]
-		if rec.Project() != project || rec.Key() != in.Key {
-			return page{}, fmt.Errorf("pulling: cluster record %s (seq %d) is filed under project %s but holds %s of project %s",
-				in.Key, in.Seq, project, rec.Key(), rec.Project())
+	for i, d := range decodeAll(bodies) {
+		in := &pg.recs[at[i]]
+		switch {
+		case d.err != nil:
+			in.Problem = "not a record: " + reason(d.err)
+		case d.rec.Project() != project:
+			in.Problem = fmt.Sprintf("filed under project %s but holds a record of project %q", project, d.rec.Project())
+		case d.rec.Key() != in.Key:
+			in.Problem = fmt.Sprintf("filed under key %s but holds %q", in.Key, d.rec.Key())
+		default:
+			in.Record = d.rec
 		}
-		in.Record = rec
 	}
-	return page{recs: recs, last: last, rows: len(rows)}, nil
+	return pg, nil
+}
+
+// pageAnswer bounds the answer to a page of n rows: pageBytes of text
+// (and one row past it), each byte possibly escaped in JSON (at most six
+// bytes, \u003c), and each row's kind, numbers and punctuation.
+func pageAnswer(n int) int64 {
+	return 6*int64(pageBytes+MaxRecord+maxKey+maxOrigin) + int64(n)*(6*maxKind+256)
+}
+
+type decodedLine struct {
+	rec memory.Record
+	err error
+}
+
+// decodeAll decodes each body on its own (a bad one is that row's
+// problem), spread over the processors.
+func decodeAll(bodies []string) []decodedLine {
+	out := make([]decodedLine, len(bodies))
+	workers := min(runtime.GOMAXPROCS(0), len(bodies))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(bodies); i += workers {
+				out[i].rec, out[i].err = interchange.DecodeLine([]byte(bodies[i]))
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 func validKey(k string) bool {
@@ -364,13 +570,13 @@ type StatusReport struct {
 // Status says, per shared project (or the one named), what waits to be
 // pushed (from the local file) and pulled (asking the cluster; -1 when it
 // does not answer), and when it last synced.
-func Status(ctx context.Context, db *store.DB, r Remote, project string) (StatusReport, error) {
+func Status(ctx context.Context, db *store.DB, r Remote, project string, shareMachine bool) (StatusReport, error) {
 	var rep StatusReport
 	c, err := newClient(r)
 	if err != nil {
 		return rep, err
 	}
-	origin, err := db.MachineID(ctx)
+	origin, err := memberName(ctx, db, shareMachine)
 	if err != nil {
 		return rep, err
 	}

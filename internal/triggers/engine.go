@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/text"
@@ -224,7 +225,9 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	budget := e.promptBudget()
 	taken, top := 0, 0.0
 	for _, c := range list {
-		if given[fmt.Sprint(c.obs.ID)] {
+		// The last gate (internal/guard): a held observation is not given,
+		// an untrusted one only in mem's words.
+		if given[fmt.Sprint(c.obs.ID)] || !guard.ForAgent(&c.obs) {
 			continue
 		}
 		// A few of the best, and only those nearly as relevant as the best:
@@ -470,7 +473,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 			return err
 		}
 		for _, o := range obs {
-			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID {
+			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID || !guard.ForAgent(&o) {
 				continue
 			}
 			seen[o.ID] = true

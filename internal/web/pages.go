@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/collector"
+	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/switches"
@@ -34,6 +36,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /obs/{id}/forget", s.confirmForget)
 	mux.HandleFunc("POST /obs/{id}/forget", s.forget)
 	mux.HandleFunc("GET /agent", s.agent)
+	mux.HandleFunc("GET /review", s.review)
+	mux.HandleFunc("POST /review/{action}", s.reviewAction)
 	mux.HandleFunc("POST /switch", s.toggle)
 	mux.HandleFunc("GET /events", s.events)
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
@@ -389,7 +393,9 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	typ, err := memory.ParseType(f.Type)
 	if err == nil {
 		e.Type = typ
+		e.Provenance = memory.Provenance{Origin: memory.OriginPerson, Agent: "web", Event: "edit", Untrusted: o.Untrusted}
 		if e, err = privacy.CleanObservation(e); err == nil {
+			guard.MarkObservation(&e)
 			_, err = s.o.DB.UpdateObservation(r.Context(), e)
 		}
 	}
@@ -473,7 +479,7 @@ func (s *Server) agent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Project = key
-	if p.Result, err = recall.Build(r.Context(), s.o.DB, req, s.o.Recall); err != nil {
+	if p.Result, err = remember.Recall(r.Context(), s.o.DB, req, s.o.Recall); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -12,14 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memhq/mem/internal/agent"
-	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
-	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/locomo"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/tokens"
 )
 
@@ -39,12 +37,12 @@ type promptRun struct {
 
 // promptTurn runs prompt as a prompt hook does for session id in the
 // conversation's project: the prompt passes the privacy filter and goes
-// through `mem hook`'s context function with the agent's character cap.
-func (e *evaluation) promptTurn(ctx context.Context, fn hook.ContextFunc, room int, project, id, prompt string) (promptRun, error) {
+// through the prompt-time context `mem hook` gives, with the agent's
+// character cap.
+func (e *evaluation) promptTurn(ctx context.Context, fn *remember.Engine, room int, project, id, prompt string) (promptRun, error) {
 	start := time.Now()
-	block, err := fn(ctx, e.db, hook.ContextTurn{Session: memory.Session{ID: id, Project: project},
-		Event: hook.Event{Agent: agent.ClaudeCode, Kind: hook.KindPrompt, SessionID: id, Prompt: privacy.Filter(prompt)},
-		Room:  room})
+	block, err := fn.TurnContext(ctx, e.db, remember.Turn{Session: memory.Session{ID: id, Project: project},
+		Prompt: privacy.Filter(prompt), Room: room})
 	r := promptRun{block: block, took: time.Since(start)}
 	if err != nil {
 		return r, fmt.Errorf("prompt %q: %w", prompt, err)
@@ -89,7 +87,10 @@ func (e *evaluation) promptPass(ctx context.Context, pass int, minRelevance floa
 	defer os.RemoveAll(dir)
 	cfg := &config.Config{Settings: config.Defaults(config.Dirs{Data: dir, State: dir, Config: dir})}
 	cfg.Settings.Context.MinRelevance = minRelevance
-	fn := cli.HookContext(cfg, time.Now)
+	fn, err := remember.New(cfg, time.Now)
+	if err != nil {
+		return nil, nil, err
+	}
 	room := cfg.Settings.Inject.MaxChars
 	ses := func(kind string, a, b int) string { return fmt.Sprintf("eval-p%d-%s-%d-%d", pass, kind, a, b) }
 
