@@ -23,6 +23,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/memhq/mem/internal/guard"
+	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/text"
@@ -128,6 +129,11 @@ func Locate(env Env, kinds []string, project, root string) []File {
 			}
 			out = append(out, File{Kind: k, Path: filepath.Join(base, "memories", "MEMORY.md"), Project: project,
 				parse: func(d []byte) []Entry { return parseCodex(string(d), root) }})
+		case memory.SourceRepository:
+			if root != "" {
+				out = append(out, File{Kind: k, Path: filepath.Join(root, interchange.RepoFile), Project: project,
+					parse: parseRepository})
+			}
 		case memory.SourceGemini:
 			base := filepath.Join(env.Home, ".gemini")
 			out = append(out, File{Kind: k, Path: filepath.Join(base, "GEMINI.md"), Project: memory.PersonalProject,
@@ -183,10 +189,15 @@ func refresh(ctx context.Context, st Store, env Env, kinds []string, project str
 			return rep, err
 		}
 	}
-	// Files read for this project before and not found now (a Claude topic
-	// file deleted): their entries retire.
+	// Files read for this project before and gone now (a Claude topic file
+	// deleted): their entries retire. One that is still there is another
+	// place's (another clone of the repository, another CODEX_HOME) and is
+	// left alone.
 	for _, k := range known {
 		if k.Project != project || located[k.Path] || !slices.Contains(kinds, k.Kind) || k.Hash == "" {
+			continue
+		}
+		if _, err := os.Lstat(k.Path); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		f := File{Kind: k.Kind, Path: k.Path, Project: k.Project}
@@ -358,11 +369,26 @@ func Assign(kind, path, project string, old []memory.SourceEntry, entries []Entr
 		o := memory.Observation{Type: e.Type, Title: title, Narrative: privacy.Filter(e.Text),
 			ToolName: "memory:" + kind, Concepts: []string{kind + "-memory"}, CreatedAt: at,
 			Provenance: memory.Provenance{Origin: origin(kind), Agent: kind, Event: filepath.Base(path)}}
+		uid := EntryUUID(kind, path, project, keys[i])
+		if e.UUID != "" { // a repository's record: the same record as on its author's machine
+			uid, o.CreatedAt, o.Concepts = e.UUID, e.Created, filterAll(e.Concepts)
+			o.Facts, o.FilesRead, o.FilesModified = filterAll(e.Facts), filterAll(e.FilesRead), filterAll(e.FilesModified)
+			o.ToolName, o.Provenance.Agent = "", ""
+		}
 		guard.MarkObservation(&o) // instruction-shaped text is held back, as from any source
 		out[i] = memory.Sourced{
-			Entry:       memory.SourceEntry{Key: keys[i], UUID: EntryUUID(kind, path, project, keys[i]), Hash: hashes[i], Section: e.Section},
+			Entry:       memory.SourceEntry{Key: keys[i], UUID: uid, Hash: hashes[i], Section: e.Section},
 			Observation: o,
 		}
+	}
+	return out
+}
+
+// filterAll passes each item through the privacy filter.
+func filterAll(items []string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = privacy.Filter(it)
 	}
 	return out
 }
@@ -377,6 +403,8 @@ func origin(kind string) string {
 
 // entryHash identifies an entry's text as read.
 func entryHash(e Entry) string {
-	sum := sha256.Sum256([]byte(e.Title + "\x00" + e.Text + "\x00" + string(e.Type)))
+	lists := strings.Join(e.Facts, "\x01") + "\x00" + strings.Join(e.Concepts, "\x01") + "\x00" +
+		strings.Join(e.FilesRead, "\x01") + "\x00" + strings.Join(e.FilesModified, "\x01")
+	sum := sha256.Sum256([]byte(e.Title + "\x00" + e.Text + "\x00" + string(e.Type) + "\x00" + lists))
 	return hex.EncodeToString(sum[:])
 }

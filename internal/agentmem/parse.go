@@ -3,7 +3,9 @@ package agentmem
 import (
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 )
@@ -19,6 +21,25 @@ type Entry struct {
 	Text     string
 	Type     memory.Type
 	Personal bool // about the user, not the project: the personal tier
+
+	// A repository's record carries its own uuid, date and lists.
+	UUID                                      string
+	Created                                   time.Time
+	Facts, Concepts, FilesRead, FilesModified []string
+}
+
+// parseRepository reads a repository's memory file (mem share --git):
+// every record that is not a tombstone is an entry, under its own uuid.
+func parseRepository(data []byte) []Entry {
+	var out []Entry
+	for _, l := range interchange.ReadRepository(data) {
+		if l.Forgotten != nil || !l.Type.Valid() {
+			continue
+		}
+		out = append(out, Entry{Key: l.UUID, UUID: l.UUID, Title: l.Title, Text: l.Narrative, Type: l.Type,
+			Created: l.Created, Facts: l.Facts, Concepts: l.Concepts, FilesRead: l.FilesRead, FilesModified: l.FilesModified})
+	}
+	return out
 }
 
 // parseBullets returns the bullets ("- " or "* " at the start of a line, with

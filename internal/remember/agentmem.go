@@ -3,7 +3,10 @@ package remember
 import (
 	"context"
 
+	"slices"
+
 	"github.com/memhq/mem/internal/agentmem"
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -18,6 +21,7 @@ func (e *Engine) Refresh(ctx context.Context, db *store.DB, project, root string
 	if e.agents.Home == "" {
 		return nil
 	}
-	_, err := agentmem.Refresh(ctx, db, e.agents, agentmem.Kinds, project, root, false)
+	kinds := append(slices.Clip(agentmem.Kinds), memory.SourceRepository)
+	_, err := agentmem.Refresh(ctx, db, e.agents, kinds, project, root, false)
 	return err
 }

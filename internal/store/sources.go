@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -51,7 +52,8 @@ func (db *DB) TouchSource(ctx context.Context, f memory.SourceFile) error {
 // ReplaceSource makes the observations of a source file what its entries
 // are now, in one transaction: an entry not seen before is added in
 // session s (created when missing), one whose text changed updates its
-// observation, and one no longer in the file retires its observation. An
+// observation, and one no longer in the file retires its observation
+// unless another file still has it. An
 // entry whose content another observation of the session already has is
 // left out. The file's stat and hash are recorded with them.
 func (db *DB) ReplaceSource(ctx context.Context, f memory.SourceFile, s memory.Session, entries []memory.Sourced) (memory.SourceResult, error) {
@@ -95,7 +97,10 @@ func (db *DB) ReplaceSource(ctx context.Context, f memory.SourceFile, s memory.S
 			if kept[e.UUID] {
 				continue
 			}
-			n, err := t.change(ctx, `DELETE FROM observations WHERE uuid = ?`, e.UUID)
+			// Another file may hold the same record (two clones of one
+			// repository): it stays while one does.
+			n, err := t.change(ctx, `DELETE FROM observations WHERE uuid = ?1
+				AND NOT EXISTS (SELECT 1 FROM source_entries WHERE uuid = ?1)`, e.UUID)
 			if err != nil {
 				return err
 			}
@@ -115,8 +120,13 @@ func (db *DB) ReplaceSource(ctx context.Context, f memory.SourceFile, s memory.S
 func (db *DB) putSourced(ctx context.Context, session string, e memory.Sourced, same bool, res *memory.SourceResult) (ok bool, err error) {
 	o := e.Observation
 	o.UUID, o.SessionID = e.Entry.UUID, session
-	var id int64
-	err = db.q().GetContext(ctx, &id, `SELECT id FROM observations WHERE uuid = ?`, o.UUID)
+	var cur struct {
+		ID      int64  `db:"id"`
+		Session string `db:"session_id"`
+		Hash    string `db:"content_hash"`
+	}
+	err = db.q().GetContext(ctx, &cur, `SELECT id, session_id, content_hash FROM observations WHERE uuid = ?`, o.UUID)
+	o.Normalize()
 	switch {
 	case isNoRows(err):
 		a, err := db.AddObservation(ctx, o)
@@ -133,11 +143,14 @@ func (db *DB) putSourced(ctx context.Context, session string, e memory.Sourced, 
 		return true, nil
 	case err != nil:
 		return false, err
-	case same:
+	case same, cur.Hash == o.Hash():
+		// Unchanged, or already here as it is (a repository's record
+		// this machine wrote): it stays where it is.
 		res.Unchanged++
 		return true, nil
 	}
-	o.ID = id
+	o.ID, o.SessionID = cur.ID, cur.Session
+	id := cur.ID
 	if _, err := db.UpdateObservation(ctx, o); err != nil {
 		if memory.IsInvalid(err) {
 			// The new text is another entry's: this one goes.
@@ -148,4 +161,24 @@ func (db *DB) putSourced(ctx context.Context, session string, e memory.Sourced, 
 	}
 	res.Updated++
 	return true, nil
+}
+
+// ForgottenObservations returns the uuids of a project's observations that
+// were deleted here, with when: a forget, a retired entry, a pulled
+// tombstone (sync_tombstones keeps them for team sync).
+func (db *DB) ForgottenObservations(ctx context.Context, project string) (map[string]time.Time, error) {
+	var rows []struct {
+		UUID string `db:"uuid"`
+		At   int64  `db:"deleted_at"`
+	}
+	err := db.q().SelectContext(ctx, &rows, `SELECT substr(key, length(?2) + 1) AS uuid, deleted_at FROM sync_tombstones
+		WHERE project = ?1 AND key LIKE ?2 || '%'`, project, memory.KeyObservation)
+	if err != nil {
+		return nil, mapErr(fmt.Errorf("reading forgotten observations: %w", err))
+	}
+	out := make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		out[r.UUID] = fromMillis(r.At)
+	}
+	return out, nil
 }
