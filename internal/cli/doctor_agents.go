@@ -8,6 +8,7 @@ import (
 	"github.com/memhq/mem/internal/agent"
 	"github.com/memhq/mem/internal/install"
 	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/text"
 )
 
 // agentChecks says, for each agent mem is wired into or has heard from:
@@ -43,7 +44,7 @@ func agentChecks(app *App, activity []store.AgentActivity) []store.Check {
 		}
 		if heard {
 			parts = append(parts, fmt.Sprintf("last event %s, %s ago (%d sessions)",
-				Stamp(act.LastEvent), ago(app.Now().Sub(act.LastEvent)), act.Sessions))
+				Stamp(act.LastEvent), text.Duration(max(app.Now().Sub(act.LastEvent), 0).Truncate(time.Second)), act.Sessions))
 		} else {
 			parts = append(parts, "no event recorded yet")
 		}
@@ -80,19 +81,4 @@ func agentWiring(app *App, agent, scope, bin string) (hooks, mcp string) {
 		}
 	}
 	return hooks, mcp
-}
-
-// ago is a duration as a person reads it: 40s, 12m, 3h, 5d.
-func ago(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

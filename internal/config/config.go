@@ -152,6 +152,7 @@ type Settings struct {
 	Summarize Summarize
 	Context   Context
 	Sync      Sync
+	Web       Web
 }
 
 // Inject is the [inject] section.
@@ -208,6 +209,15 @@ type Sync struct {
 	ShareMachine bool          // the host name and the sessions' folders go to the team
 }
 
+// Web is the [web] section: mem web's address and where its token is kept.
+type Web struct {
+	Addr      string // host:port; the default port falls back to a free one when taken
+	TokenFile string // 0600 file holding the viewer's token across restarts
+}
+
+// DefaultWebAddr is mem web's address unless [web] addr says otherwise.
+const DefaultWebAddr = "127.0.0.1:7411"
+
 // Context is the [context] section: the switches of the pending-context
 // sources and their limits.
 type Context struct {
@@ -236,6 +246,7 @@ func Defaults(d Dirs) Settings {
 			Weight: Weights{Recency: 0.40, Importance: 0.30, AgentType: 0.20, Keyword: 0.10}},
 		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
+		Web:       Web{Addr: DefaultWebAddr, TokenFile: filepath.Join(d.State, "web.token")},
 		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
@@ -294,6 +305,8 @@ func bind(s *Settings) []Key {
 		{"sync.after_session", "MEM_SYNC_AFTER_SESSION", "sync shared projects in the background when a session ends", &s.Sync.AfterSession, Range{}},
 		{"sync.share_machine", "", "send the team this machine's host name (in the origin of what it pushes) and the sessions' working folders (cwd); off: a random name and no folder",
 			&s.Sync.ShareMachine, Range{}},
+		{"web.addr", "MEM_WEB_ADDR", "address mem web listens on, host:port (the default port falls back to a free one when taken)", &s.Web.Addr, Range{}},
+		{"web.token_file", "", "file keeping mem web's token across restarts (0600; mem web --new-token replaces it)", &s.Web.TokenFile, Range{}},
 		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},
 		{"context.file_activity", "", "reading or editing a file brings what memory knows about it", &c.FileActivity, Range{}},
 		{"context.directory_agents", "", "first touch of a directory brings its AGENTS.md (up to the project root)", &c.DirectoryAgents, Range{}},

@@ -58,6 +58,9 @@ mem remote set; see internal/team/README.md for a team's set-up.`,
 			}
 			if !cmd.Flags().Changed("deadline") {
 				o.Deadline = app.Config().Settings.Sync.Deadline
+				if o.Status {
+					o.Deadline = min(o.Deadline, statusDeadline)
+				}
 			}
 			if o.Deadline <= 0 {
 				return cli.Invalid("--deadline", "a positive duration such as 30s", o.Deadline.String())
@@ -74,7 +77,7 @@ mem remote set; see internal/team/README.md for a team's set-up.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.Status, "status", false, "say per project what is pending each way and when it last synced")
+	f.BoolVar(&o.Status, "status", false, "say which nodes answer and which leads, and per project what is pending each way and when it last synced (within 5 s unless --deadline)")
 	f.BoolVar(&o.PushOnly, "push-only", false, "push, do not pull")
 	f.BoolVar(&o.PullOnly, "pull-only", false, "pull, do not push")
 	f.BoolVar(&o.Quiet, "quiet", false, "print nothing when all went well")
@@ -164,6 +167,10 @@ func quarantined(n int64) string {
 	return fmt.Sprintf(", %d quarantined", n)
 }
 
+// statusDeadline bounds mem sync --status unless --deadline says otherwise:
+// a person waiting for it is told within it which nodes answered.
+const statusDeadline = 5 * time.Second
+
 func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
 	r, err := remote(app)
 	if err != nil {
@@ -184,9 +191,19 @@ func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
 	}
 	w := app.Text()
 	if st.Reachable {
-		fmt.Fprintf(w, "cluster %s (%s)\n", st.Cluster, strings.Join(r.URLs, ","))
+		fmt.Fprintf(w, "cluster %s: %d of %d nodes up\n", st.Cluster, st.NodesUp, len(st.Nodes))
 	} else {
-		fmt.Fprintf(w, "cluster unreachable (%s): %s\n", strings.Join(r.URLs, ","), st.Problem)
+		fmt.Fprintf(w, "cluster unreachable (%d of %d nodes up): %s\n", st.NodesUp, len(st.Nodes), st.Problem)
+	}
+	for _, n := range st.Nodes {
+		switch {
+		case !n.Up:
+			fmt.Fprintf(w, "  node %s: down (%s)\n", n.URL, n.Problem)
+		case n.Problem != "":
+			fmt.Fprintf(w, "  node %s: %s, id %s, %s\n", n.URL, n.State, n.ID, n.Problem)
+		default:
+			fmt.Fprintf(w, "  node %s: %s, id %s\n", n.URL, n.State, n.ID)
+		}
 	}
 	if len(st.Projects) == 0 {
 		fmt.Fprintln(w, "no project is shared: mem share (in a project) shares it")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memhq/mem/internal/guard"
@@ -230,9 +231,10 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 	for i := range summaries {
 		s := &summaries[i]
+		// Summaries are taken newest first: their score is their recency.
 		summaryItems = append(summaryItems, &item{group: groupSessions, sum: s, entry: Entry{
 			Ref: fmt.Sprintf("S%d", s.ID), Kind: memory.KindSummary, Group: groupSessions, ID: s.ID,
-			SessionID: s.SessionID, Date: day(summaryDate(s))}})
+			SessionID: s.SessionID, Title: summaryTitle(s), Date: day(summaryDate(s)), Score: sc.recency(summaryDate(s))}})
 	}
 	for _, l := range [][]memory.Observation{recent, important} {
 		for i := range l {
@@ -430,6 +432,18 @@ func render(r renderer, req Request, picked []chosen, minimal bool, all Omitted)
 	b = append(b, r.omitted(om, minimal)...)
 	b = append(b, r.tail(minimal)...)
 	return string(b), entries, om
+}
+
+// summaryTitle names a summary in an explanation: the first line of its
+// request, else of its text.
+func summaryTitle(s *memory.Summary) string {
+	for _, t := range []string{s.Request, s.Text, s.Completed} {
+		if t = strings.TrimSpace(t); t != "" {
+			first, _, _ := strings.Cut(t, "\n")
+			return first
+		}
+	}
+	return ""
 }
 
 // summaryDate dates a summary by the work it covers rather than by when it

@@ -104,18 +104,19 @@ func fileWords(paths []string) []string {
 	return out
 }
 
+// recency is how recent t is: 1 at the reference time, halving every
+// half-life before it.
+func (s *scorer) recency(t time.Time) float64 {
+	age := max(s.ref.Sub(t), 0)
+	if s.halfLife <= 0 {
+		return 1
+	}
+	return math.Exp2(-float64(age) / float64(s.halfLife))
+}
+
 // score computes an observation's relevance.
 func (s *scorer) score(o memory.Observation) (float64, Factors) {
-	var f Factors
-	age := s.ref.Sub(o.CreatedAt)
-	if age < 0 {
-		age = 0
-	}
-	if s.halfLife > 0 {
-		f.Recency = math.Exp2(-float64(age) / float64(s.halfLife))
-	} else {
-		f.Recency = 1
-	}
+	f := Factors{Recency: s.recency(o.CreatedAt)}
 	f.Importance = o.Type.Importance()
 	if s.agentType != "" && strings.EqualFold(o.AgentType, s.agentType) {
 		f.AgentType = 1

@@ -301,3 +301,86 @@ func asString(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// NodeStatus is what one node of the cluster says of itself.
+type NodeStatus struct {
+	URL    string `json:"url"`
+	Up     bool   `json:"up"`               // it answered
+	State  string `json:"state,omitempty"`  // leader, follower, candidate
+	Leader string `json:"leader,omitempty"` // the leader's node id, as this node knows it
+	ID     string `json:"id,omitempty"`     // its own node id
+	// Problem says why a node is not up, or that it knows no leader.
+	Problem string `json:"problem,omitempty"`
+}
+
+// statusLimit bounds the answer of a node's /status read.
+const statusLimit = 1 << 20
+
+// nodes asks every node at once for its status (rqlite's /status), each
+// within wait, and returns them in the order of the addresses.
+func (c *client) nodes(ctx context.Context, wait time.Duration) []NodeStatus {
+	out := make([]NodeStatus, len(c.r.URLs))
+	var wg sync.WaitGroup
+	for i, node := range c.r.URLs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(ctx, wait)
+			defer cancel()
+			out[i] = c.nodeStatus(ctx, node)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (c *client) nodeStatus(ctx context.Context, node string) NodeStatus {
+	ns := NodeStatus{URL: node}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, node+"/status", nil)
+	if err != nil {
+		ns.Problem = err.Error()
+		return ns
+	}
+	if c.r.User != "" {
+		req.SetBasicAuth(c.r.User, c.r.Password)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		ns.Problem = unwrapURLError(err).Error()
+		return ns
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, statusLimit))
+	if err != nil {
+		ns.Problem = "reading its answer: " + err.Error()
+		return ns
+	}
+	if resp.StatusCode != http.StatusOK {
+		ns.Problem = resp.Status
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			ns.Problem += ": " + ErrAuth.Error()
+		}
+		return ns
+	}
+	var st struct {
+		Store struct {
+			NodeID string `json:"node_id"`
+			Raft   struct {
+				State string `json:"state"`
+			} `json:"raft"`
+			Leader struct {
+				NodeID string `json:"node_id"`
+			} `json:"leader"`
+		} `json:"store"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		ns.Problem = "an answer that is not rqlite's status"
+		return ns
+	}
+	ns.Up = true
+	ns.ID, ns.State, ns.Leader = st.Store.NodeID, strings.ToLower(st.Store.Raft.State), st.Store.Leader.NodeID
+	if ns.Leader == "" {
+		ns.Problem = "knows no leader"
+	}
+	return ns
+}

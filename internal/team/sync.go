@@ -561,11 +561,18 @@ type ProjectStatus struct {
 
 // StatusReport is what mem sync --status shows.
 type StatusReport struct {
-	Cluster   string          `json:"cluster"`
-	Reachable bool            `json:"reachable"`
-	Problem   string          `json:"problem,omitempty"`
-	Projects  []ProjectStatus `json:"projects"`
+	Cluster   string `json:"cluster"`
+	Reachable bool   `json:"reachable"` // the cluster answered a read
+	Problem   string `json:"problem,omitempty"`
+	// Nodes is what each node said of itself; NodesUp counts those that
+	// answered.
+	Nodes    []NodeStatus    `json:"nodes"`
+	NodesUp  int             `json:"nodes_up"`
+	Projects []ProjectStatus `json:"projects"`
 }
+
+// nodeWait bounds how long Status waits for each node's own status.
+const nodeWait = 2 * time.Second
 
 // Status says, per shared project (or the one named), what waits to be
 // pushed (from the local file) and pulled (asking the cluster; -1 when it
@@ -579,6 +586,17 @@ func Status(ctx context.Context, db *store.DB, r Remote, project string, shareMa
 	origin, err := memberName(ctx, db, shareMachine)
 	if err != nil {
 		return rep, err
+	}
+	// Each node is asked at once, briefly, so a node down is named.
+	wait := nodeWait
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)/2)
+	}
+	rep.Nodes = c.nodes(ctx, wait)
+	for _, n := range rep.Nodes {
+		if n.Up {
+			rep.NodesUp++
+		}
 	}
 	// The cluster gets half the time left, so the local part is still said.
 	ask := ctx

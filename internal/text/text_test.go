@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestStem(t *testing.T) {
@@ -122,6 +123,27 @@ func TestIndexTerms(t *testing.T) {
 	} {
 		if got := IndexTerms(tc.in...); got != tc.want {
 			t.Errorf("IndexTerms(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{168 * time.Hour, "7d"},
+		{36 * time.Hour, "1d 12h"},
+		{90 * time.Minute, "1h 30m"},
+		{2 * time.Hour, "2h"},
+		{24*time.Hour + 30*time.Minute, "1d"},
+		{2 * time.Second, "2s"},
+		{250 * time.Millisecond, "250ms"},
+		{0, "0s"},
+		{-time.Hour, "-1h"},
+	} {
+		if got := Duration(c.d); got != c.want {
+			t.Errorf("Duration(%v) = %q, want %q", c.d, got, c.want)
 		}
 	}
 }

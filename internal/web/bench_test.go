@@ -69,6 +69,8 @@ func BenchmarkPages(b *testing.B) {
 		{"observation", fmt.Sprintf("/obs/%d", obs[0].ID)},
 		{"agent-start", "/agent?p=" + p},
 		{"agent-compact", "/agent?mode=compact&p=" + p + "&session=" + url.QueryEscape(ss[0].ID)},
+		{"search-all", "/search?q=error"},
+		{"settings", "/settings"},
 	}
 	for _, pg := range pages {
 		b.Run(pg.name, func(b *testing.B) {

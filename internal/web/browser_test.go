@@ -173,9 +173,20 @@ func TestBrowser(t *testing.T) {
 		return string(out), err
 	}
 
-	// The real mem web, as a person starts it.
-	srv := exec.Command(bin, "web", "--no-open")
-	srv.Env, srv.Dir = env, projectDir
+	// A hook log with hostile lines, and credentials the settings page
+	// must hide.
+	hookLog := filepath.Join(dir, "hook.log")
+	if err := os.WriteFile(hookLog, []byte("2026-11-20T10:00:00Z hook claude: stored 3 observations\n"+
+		"2026-11-20T10:01:00Z hook claude: bad input <img src=x onerror=alert(2)> \x1b[31mred\x1b[0m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srvEnv := append(env[:len(env):len(env)], "MEM_HOOK_LOG="+hookLog, "MEM_SYNC_PASSWORD=hunter2-secret",
+		"MEM_SYNC_URL=http://bob:s3cret-pass@127.0.0.1:4001", "MEM_SYNC_AFTER_SESSION=false")
+
+	// The real mem web, as a person starts it, on a free port (tests never
+	// take a fixed one).
+	srv := exec.Command(bin, "web", "--no-open", "--addr", "127.0.0.1:0")
+	srv.Env, srv.Dir = srvEnv, projectDir
 	stdout, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -385,7 +396,24 @@ func TestBrowser(t *testing.T) {
 	}
 	shot("agent")
 
-	// 9. Review: what the instruction check holds back is listed with its
+	// 9. Summary rows say what they are and score; the half-life reads
+	// as a person says it.
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[][]string](`[...document.querySelectorAll("#entries tbody tr")]
+		.filter(r => r.cells[0].innerText.trim().startsWith("S"))
+		.map(r => [r.cells[0].innerText.trim(), r.cells[2].innerText.trim(), r.cells[3].innerText.trim()])`))
+	if err != nil || len(rows) == 0 {
+		t.Errorf("no summary rows in the entries (%v)", err)
+	}
+	for _, r := range rows {
+		if r[1] == "" || r[2] == "" {
+			t.Errorf("summary row %s has title %q and score %q", r[0], r[1], r[2])
+		}
+	}
+	if s := text("#block-view"); !strings.Contains(s, "halves every 7d") || strings.Contains(s, "168h") {
+		t.Errorf("the half-life is not written as 7d: %q", s)
+	}
+
+	// 10. Review: what the instruction check holds back is listed with its
 	// rule and span; released, it reaches the agent; forgotten, it is gone.
 	flagged := func(title string) string {
 		t.Helper()
@@ -424,6 +452,9 @@ func TestBrowser(t *testing.T) {
 	if out, _ := mem("review"); !strings.Contains(out, "nothing flagged") {
 		t.Errorf("mem review after the page's release and forget: %s", out)
 	}
+
+	dashboard(t, ctx, dashboardEnv{base: base, step: step, text: text, shot: shot, mem: mem, project: demoProject,
+		obs: fmt.Sprintf("/obs/%d", ids["hostile"])})
 
 	mu.Lock()
 	defer mu.Unlock()

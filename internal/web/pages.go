@@ -40,6 +40,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /review/{action}", s.reviewAction)
 	mux.HandleFunc("POST /switch", s.toggle)
 	mux.HandleFunc("GET /events", s.events)
+	s.dashboardRoutes(mux)
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("page %s: %w", r.URL.Path, memory.ErrNotFound))
 	})
@@ -52,10 +53,12 @@ type page struct {
 	Now   time.Time
 	// Project is the project the page is about, for the navigation.
 	Project string
+	// keys lists the projects of the switcher (see Switcher).
+	keys func() []string
 }
 
 func (s *Server) page(title, project string) page {
-	return page{Title: title, CSRF: s.csrf, Now: s.o.Now(), Project: project}
+	return page{Title: title, CSRF: s.csrf, Now: s.o.Now(), Project: project, keys: s.projectKeys}
 }
 
 // fail answers an error: bad input 400, a missing record 404, else 500.
@@ -85,6 +88,7 @@ type overviewPage struct {
 	Sessions []memory.Session
 	Chart    chart
 	Totals   store.ProjectActivity
+	Feed     []search.Hit
 }
 
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
@@ -120,6 +124,10 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Chart = newChart(days, since)
+	if p.Feed, err = s.feed(ctx); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	render(w, http.StatusOK, "overview", p)
 }
 
@@ -142,6 +150,7 @@ type projectPage struct {
 	Err      string
 	Next     string
 	Forgot   string
+	All      bool // false: the search is this project's
 }
 
 type switchView struct {
@@ -174,22 +183,13 @@ func (s *Server) project(w http.ResponseWriter, r *http.Request) {
 	}
 	q, form, err := searchQuery(r.URL.Query(), key, p.Now)
 	p.Form = form
-	status := http.StatusOK
-	if err == nil {
-		p.Hits, err = search.Search(ctx, s.o.DB, q)
-	}
-	switch {
-	case memory.IsInvalid(err):
-		p.Err, status = err.Error(), http.StatusBadRequest
-	case err != nil:
+	res, err := s.searched(r, q, err, true)
+	if err != nil {
 		s.fail(w, r, err)
 		return
-	case len(p.Hits) == q.Limit && q.Offset+2*q.Limit <= search.MaxLimit:
-		v := r.URL.Query()
-		v.Set("offset", strconv.Itoa(q.Offset+q.Limit))
-		p.Next = "/project?" + v.Encode()
 	}
-	render(w, status, "project", p)
+	p.Hits, p.Err, p.Next = res.hits, res.refused, res.next
+	render(w, res.status, "project", p)
 }
 
 // root finds where a project's .mem lives: the current project's root, or

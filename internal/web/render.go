@@ -32,6 +32,13 @@ func parsePages() *template.Template {
 		"day":   func(t time.Time) string { return t.UTC().Format("2006-01-02") },
 		"stamp": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 		"ago":   ago,
+		// duration writes a Go duration ("168h0m0s") as a person reads it (7d).
+		"duration": func(s string) string {
+			if d, err := time.ParseDuration(s); err == nil {
+				return text.Duration(d)
+			}
+			return s
+		},
 		"join":  strings.Join,
 		"pct":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
 		"score": func(f float64) string { return fmt.Sprintf("%.3f", f) },

@@ -13,7 +13,6 @@ package web
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -25,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
@@ -47,6 +47,9 @@ type Options struct {
 	Now func() time.Time
 	// Token is the session token; empty makes a random one.
 	Token string
+	// Config is the effective configuration, shown read-only (/settings);
+	// its hook.log is the log /log shows. Nil shows none.
+	Config *config.Config
 	// Poll is how often the live updates look for a change (default 250ms).
 	Poll time.Duration
 }
@@ -94,11 +97,9 @@ func New(o Options, addr string, remote bool) (*Server, error) {
 	s := &Server{o: o, token: o.Token, port: port, anyIP: remote, hosts: map[string]bool{},
 		cookie: "mem_token_" + port}
 	if s.token == "" {
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
-			return nil, fmt.Errorf("web: making a token: %w", err)
+		if s.token, err = randomToken(); err != nil {
+			return nil, err
 		}
-		s.token = hex.EncodeToString(b)
 	}
 	m := hmac.New(sha256.New, []byte(s.token))
 	m.Write([]byte("mem web csrf"))
@@ -187,8 +188,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				http.Error(w, "mem web: refused: wrong token (open the URL mem web printed)", http.StatusForbidden)
 				return
 			}
+			// The cookie outlives the browser's session, as the token
+			// outlives the server's: a bookmark of the address opens the
+			// viewer until the token is replaced (mem web --new-token).
 			http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.token, Path: "/", HttpOnly: true,
-				SameSite: http.SameSiteStrictMode})
+				SameSite: http.SameSiteStrictMode, MaxAge: cookieAge})
 			u := *r.URL
 			q := u.Query()
 			q.Del("token")
@@ -228,6 +232,10 @@ func (s *Server) hostOK(host string) bool {
 	}
 	return s.anyIP && net.ParseIP(strings.Trim(h, "[]")) != nil
 }
+
+// cookieAge is how long the browser keeps the token cookie, in seconds:
+// 400 days, the most Chromium keeps any cookie.
+const cookieAge = 400 * 24 * 60 * 60
 
 // maxForm bounds a form's body: an edited observation is far smaller.
 const maxForm = 4 << 20

@@ -218,6 +218,7 @@ func TestHostileTextIsShownAsText(t *testing.T) {
 		"/",
 		"/project?p=" + url.QueryEscape(testProject),
 		"/project?p=" + url.QueryEscape(testProject) + "&q=quokka",
+		"/search?q=quokka",
 		"/session?id=" + f.session,
 		"/obs/1", "/obs/2", "/obs/1/forget",
 		"/agent?p=" + url.QueryEscape(testProject),

@@ -2,6 +2,10 @@
 // database changed; the page fetches itself and swaps its [data-live] parts.
 "use strict";
 (function () {
+  // The project switcher opens the chosen project at once (its button does
+  // the same without script).
+  const sw = document.getElementById("switch-project");
+  if (sw) sw.addEventListener("change", function () { if (sw.value) sw.form.submit(); });
   const live = document.getElementById("live");
   let busy = false, again = false;
   async function refresh() {
