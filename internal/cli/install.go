@@ -303,7 +303,7 @@ func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup s
 		fmt.Fprintf(app.Out, "note: %s\n", n)
 	}
 	if n := importNote([]string{a}); n != "" && !remove && !o.DryRun {
-		fmt.Fprintf(app.Out, "note: %s\n", n)
+		fmt.Fprintln(app.Out, n)
 	}
 	return nil
 }
