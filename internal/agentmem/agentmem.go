@@ -7,6 +7,7 @@
 package agentmem
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -85,7 +86,9 @@ func claudeDir(env Env, root string) string {
 // ~/.gemini/tmp: its short id in ~/.gemini/projects.json, else (before the
 // registry) the sha256 of its path.
 func geminiProjectID(base, root string) string {
-	if data, err := os.ReadFile(filepath.Join(base, "projects.json")); err == nil {
+	data, err := os.ReadFile(filepath.Join(base, "projects.json"))
+	// Decoded only when it may name root (its last element is in it).
+	if err == nil && bytes.Contains(data, []byte(filepath.Base(root))) {
 		var reg struct {
 			Projects map[string]string `json:"projects"`
 		}

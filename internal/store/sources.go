@@ -3,9 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/memhq/mem/internal/memory"
 )
@@ -13,16 +12,31 @@ import (
 // SourceFiles returns what is kept of the source files read for these
 // projects: one indexed read, what a session start costs when nothing changed.
 func (db *DB) SourceFiles(ctx context.Context, projects ...string) ([]memory.SourceFile, error) {
-	var out []memory.SourceFile
 	if len(projects) == 0 {
 		return nil, nil
 	}
-	q, args, err := sqlx.In(`SELECT path, project, kind, size, mtime, hash FROM source_files
-		WHERE project IN (?) ORDER BY path, project`, projects)
-	if err != nil {
-		return nil, err
+	// Scanned by hand: this runs at every session start, and sqlx's first
+	// use of a struct type costs more than the query.
+	q := `SELECT path, project, kind, size, mtime, hash FROM source_files WHERE project IN (?` +
+		strings.Repeat(`, ?`, len(projects)-1) + `) ORDER BY path, project`
+	args := make([]any, len(projects))
+	for i, p := range projects {
+		args[i] = p
 	}
-	if err := db.q().SelectContext(ctx, &out, q, args...); err != nil {
+	rows, err := db.q().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, mapErr(fmt.Errorf("reading source files: %w", err))
+	}
+	defer rows.Close()
+	var out []memory.SourceFile
+	for rows.Next() {
+		var f memory.SourceFile
+		if err := rows.Scan(&f.Path, &f.Project, &f.Kind, &f.Size, &f.Mtime, &f.Hash); err != nil {
+			return nil, mapErr(fmt.Errorf("reading source files: %w", err))
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
 		return nil, mapErr(fmt.Errorf("reading source files: %w", err))
 	}
 	return out, nil
