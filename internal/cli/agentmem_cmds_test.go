@@ -16,15 +16,19 @@ func workRoot(ts *testscript.TestScript) string {
 	return root
 }
 
-// claudedir sets CLAUDE_MEM to Claude Code's auto memory folder of the
-// script's work folder: ~/.claude/projects/ and the path with every
-// character but letters and digits made "-".
+// claudedir [SUBDIR] sets CLAUDE_MEM to Claude Code's auto memory folder of
+// the script's work folder (or SUBDIR of it): ~/.claude/projects/ and the
+// path with every character but letters and digits made "-".
 func cmdClaudeDir(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 0 || neg {
-		ts.Fatalf("usage: claudedir")
+	if len(args) > 1 || neg {
+		ts.Fatalf("usage: claudedir [SUBDIR]")
+	}
+	root := workRoot(ts)
+	if len(args) == 1 {
+		root = filepath.Join(root, args[0])
 	}
 	var b strings.Builder
-	for _, r := range workRoot(ts) {
+	for _, r := range root {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 			b.WriteRune(r)
 		} else {
