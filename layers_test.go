@@ -30,12 +30,12 @@ type layer struct {
 // Architecture section lists the same layers (TestReadmeLayers); a new
 // package goes in one of them, else TestLayers fails.
 var layers = []layer{
-	{"entry points", []string{"cmd/...", "scripts/locomoeval", "internal/cli", "internal/fullcli", "internal/hook",
+	{"entry points", []string{"cmd/...", "scripts/locomoeval", "scripts/codeeval", "scripts/testsummary", "internal/cli", "internal/fullcli", "internal/hook",
 		"internal/mcpserver", "internal/web", "internal/team", "internal/e2e"},
 		[]string{"entry points", "use cases", "features", "store", "helpers", "domain", "leaves"}},
 	{"use cases", []string{"internal/remember"}, []string{"features", "store", "helpers", "domain", "leaves"}},
 	{"features", []string{"internal/search", "internal/recall", "internal/summarize", "internal/collector",
-		"internal/triggers", "internal/capture", "internal/agent", "internal/install", "internal/agentmem"},
+		"internal/triggers", "internal/capture", "internal/agent", "internal/install", "internal/cite", "internal/retain", "internal/agentmem"},
 		[]string{"features", "helpers", "domain", "leaves"}},
 	{"store", []string{"internal/store"}, []string{"domain", "leaves"}},
 	{"helpers", []string{"internal/privacy", "internal/guard", "internal/config", "internal/project", "internal/switches",

@@ -5,6 +5,21 @@ CREATE TABLE applied_events (
     id TEXT PRIMARY KEY
 ) WITHOUT ROWID;
 
+CREATE TABLE citations (
+    observation_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    path           TEXT NOT NULL,
+    root           TEXT NOT NULL,
+    role           TEXT NOT NULL,
+    size           INTEGER NOT NULL,
+    mtime          INTEGER NOT NULL,
+    hash           TEXT NOT NULL DEFAULT '',
+    line_start     INTEGER NOT NULL DEFAULT 0,
+    line_end       INTEGER NOT NULL DEFAULT 0,
+    seen_size      INTEGER NOT NULL DEFAULT -2,
+    seen_mtime     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (observation_id, path)
+) WITHOUT ROWID;
+
 CREATE TABLE leases (
     name       TEXT PRIMARY KEY,
     holder     TEXT NOT NULL,
@@ -45,7 +60,7 @@ CREATE TABLE observations (
     content_hash   TEXT NOT NULL,
     token_count    INTEGER NOT NULL DEFAULT 0,
     search_terms   TEXT NOT NULL DEFAULT '',
-    created_at     INTEGER NOT NULL, origin TEXT NOT NULL DEFAULT '', origin_agent TEXT NOT NULL DEFAULT '', origin_event TEXT NOT NULL DEFAULT '', origin_member TEXT NOT NULL DEFAULT '', untrusted INTEGER NOT NULL DEFAULT 0, flag TEXT NOT NULL DEFAULT '', flag_span TEXT NOT NULL DEFAULT '', released INTEGER NOT NULL DEFAULT 0,
+    created_at     INTEGER NOT NULL, origin TEXT NOT NULL DEFAULT '', origin_agent TEXT NOT NULL DEFAULT '', origin_event TEXT NOT NULL DEFAULT '', origin_member TEXT NOT NULL DEFAULT '', untrusted INTEGER NOT NULL DEFAULT 0, flag TEXT NOT NULL DEFAULT '', flag_span TEXT NOT NULL DEFAULT '', released INTEGER NOT NULL DEFAULT 0, superseded_by INTEGER REFERENCES observations (id) ON DELETE SET NULL, occurrences INTEGER NOT NULL DEFAULT 1,
     UNIQUE (session_id, content_hash)
 );
 
@@ -207,7 +222,11 @@ CREATE INDEX observations_flagged ON observations (project, id) WHERE flag <> ''
 
 CREATE INDEX observations_project_created ON observations (project, created_at DESC);
 
+CREATE INDEX observations_retired ON observations (session_id) WHERE superseded_by IS NOT NULL;
+
 CREATE INDEX observations_session_created ON observations (session_id, created_at);
+
+CREATE INDEX observations_superseded_by ON observations (superseded_by) WHERE superseded_by IS NOT NULL;
 
 CREATE INDEX prompts_project_created ON prompts (project, created_at DESC);
 

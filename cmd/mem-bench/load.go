@@ -121,72 +121,6 @@ func (s *stress) drain(db string) error {
 	return nil
 }
 
-// hookBurst: 48 hook processes at once, 10 events each; every event stored
-// exactly once, in order, and every hook answered within its deadline.
-func (s *stress) hookBurst() error {
-	db := filepath.Join(s.dir, "burst.db")
-	if r := s.run(db, nil, "init"); r.Code != 0 {
-		return fmt.Errorf("init: exit %d: %s", r.Code, r.Stderr)
-	}
-	_, off := s.hookLog(0)
-	workers, each := 48, s.n(10, 20)
-	want := map[string][]string{}
-	var p problems
-	var mu sync.Mutex
-	var walls, cpus []time.Duration
-	var wg sync.WaitGroup
-	for w := range workers {
-		session := fmt.Sprintf("burst-%02d", w)
-		for i := range each {
-			want[session] = append(want[session], fmt.Sprintf("burst worker %d prompt %d about exponential backoff", w, i))
-		}
-		prompts := want[session] // the map grows while the workers run
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for _, text := range prompts {
-				in, err := s.promptEvent(session, text)
-				if err != nil {
-					p.add("%v", err)
-					return
-				}
-				r := s.run(db, in, "hook", "claude")
-				mu.Lock()
-				walls = append(walls, r.Wall)
-				cpus = append(cpus, r.CPU)
-				mu.Unlock()
-				if r.Code != 0 {
-					p.add("hook %s: exit %d after %v: %s", session, r.Code, r.Wall, r.Stderr)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	// A hook's deadline counts from its start: the wall time measured here
-	// adds the wait for a CPU to start it on, which is the machine's.
-	log, _ := s.hookLog(off)
-	if n := strings.Count(log, "no answer within the deadline"); n > 0 {
-		p.add("%d hooks missed their deadline", n)
-	}
-	spooled := spoolLen(db)
-	if err := s.drain(db); err != nil {
-		return err
-	}
-	lost, doubled, misordered, err := promptCheck(db, want)
-	if err != nil {
-		return err
-	}
-	slices.Sort(walls)
-	slices.Sort(cpus)
-	fmt.Printf("     %d hooks x %d events: %d spooled at the end of the burst, lost %d, doubled %d, out of order %d; hook p50 %s p99 %s max %s ms, cpu p50 %s ms; load %s\n",
-		workers, each, spooled, lost, doubled, misordered, ms(percentile(walls, 50)), ms(percentile(walls, 99)), ms(walls[len(walls)-1]),
-		ms(percentile(cpus, 50)), loadavg())
-	if lost+doubled+misordered > 0 {
-		return fmt.Errorf("%d of %d events lost, %d doubled, %d out of order (%v)", lost, workers*each, doubled, misordered, p.err())
-	}
-	return p.err()
-}
-
 // mixedLoad: 40 processes of every kind write and read at once while a large
 // import runs: every command exits 0 without a lock error, and every write
 // acknowledged is stored exactly once.
@@ -494,16 +428,10 @@ func (s *stress) spoolKill() error {
 	rounds := s.n(2, 10)
 	kills, midway := 0, 0
 	for round := range rounds {
-		bench, _ := os.Executable()
-		cmd := exec.Command(bench, "hold-lock", "-db", db, "-for", "600s")
-		out, err := cmd.StdoutPipe()
+		unlock, err := holdLockUntilKilled(db)
 		if err != nil {
 			return err
 		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		bufio.NewReader(out).ReadString('\n')
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for w := range 8 {
@@ -522,8 +450,7 @@ func (s *stress) spoolKill() error {
 			}()
 		}
 		wg.Wait()
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		unlock()
 		if n := spoolLen(db); n != 40 {
 			return fmt.Errorf("round %d: %d events spooled under the lock, want 40", round, n)
 		}

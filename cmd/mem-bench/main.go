@@ -32,6 +32,8 @@ func main() {
 		err = runStress(os.Args[2:])
 	case "hold-lock":
 		err = holdLock(os.Args[2:])
+	case "spin":
+		err = spin(os.Args[2:])
 	default:
 		usage()
 	}
@@ -42,6 +44,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: mem-bench gen|bench|stress|hold-lock [flags]")
+	fmt.Fprintln(os.Stderr, "usage: mem-bench gen|bench|stress|hold-lock|spin [flags]")
 	os.Exit(2)
 }

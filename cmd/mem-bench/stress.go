@@ -30,6 +30,7 @@ type stress struct {
 	fixtures string
 	failed   []string
 	rng      *rand.Rand
+	only     string      // -only: the checks asked for by name
 	badRows  [][4]string // input, command, exit, what mem said
 }
 
@@ -44,6 +45,7 @@ func runStress(args []string) error {
 	table := fs.String("table", "", "write the bad-input table (markdown) here")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "random seed for kill timings")
 	fs.Parse(args)
+	s.only = *only
 	var err error
 	if s.mem, err = filepath.Abs(s.mem); err != nil {
 		return err
@@ -78,6 +80,9 @@ func runStress(args []string) error {
 		{"disk-garbage", s.garbage},
 		{"bad-input", s.badInput},
 		{"hook-burst", s.hookBurst},
+		{"hook-burst-saturated", s.hookBurstSaturated},
+		{"fresh-burst", s.freshBurst},
+		{"drain-start", s.drainStart},
 		{"mixed-load", s.mixedLoad},
 		{"db-locked", s.lockedHooks},
 		{"spool-kill", s.spoolKill},
@@ -91,12 +96,12 @@ func runStress(args []string) error {
 		var sk skipped
 		switch {
 		case errors.As(err, &sk):
-			fmt.Printf("SKIP %-16s %s\n", c.name, sk.why)
+			fmt.Printf("SKIP %-20s %s\n", c.name, sk.why)
 		case err != nil:
-			fmt.Printf("FAIL %-16s %v\n", c.name, err)
+			fmt.Printf("FAIL %-20s %v\n", c.name, err)
 			s.failed = append(s.failed, c.name)
 		default:
-			fmt.Printf("ok   %-16s %.1fs\n", c.name, time.Since(t0).Seconds())
+			fmt.Printf("ok   %-20s %.1fs\n", c.name, time.Since(t0).Seconds())
 		}
 	}
 	if *table != "" && len(s.badRows) > 0 {

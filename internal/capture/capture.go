@@ -48,6 +48,10 @@ type Result struct {
 	// Check is set for a test, build or lint run that passed: it becomes a
 	// success when the session's latest command problem is a failed check.
 	Check *Run
+	// Written is the text an in-place edit wrote (its first edit), so that
+	// the lines it occupies can be cited. It is not filtered: it is only
+	// looked for in the file, never stored or shown.
+	Written string `json:"-"`
 }
 
 // Run is a command run.
@@ -94,7 +98,11 @@ func Analyze(c Call, w Where) Result {
 		if c.Failed {
 			return Result{}
 		}
-		return observe(editObservation(c, in, w), c, w)
+		r := observe(editObservation(c, in, w), c, w)
+		if r.Observation != nil {
+			r.Written = writtenText(in)
+		}
+		return r
 	case kindWrite:
 		if c.Failed {
 			return Result{}

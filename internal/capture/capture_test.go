@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +28,12 @@ func TestAnalyze(t *testing.T) {
 			call: Call{Tool: "Edit", Input: []byte(`{"file_path":"/home/dev/src/shop-api/internal/orders/refund.go","old_string":"maxRetries := 3","new_string":"maxRetries := cfg.Refund.MaxRetries"}`)},
 			typ:  memory.TypeChange, title: "Edited internal/orders/refund.go: maxRetries := 3 → maxRetries := cfg.Refund.MaxRetries",
 			files: []string{"internal/orders/refund.go"}, facts: []string{"before: maxRetries := 3", "after: maxRetries := cfg.Refund.MaxRetries"},
+		},
+		{
+			name: "edit keeps the names of every changed line and the function it sits in",
+			call: Call{Tool: "Edit", Input: []byte(`{"file_path":"src/link.c","old_string":"static int\nbpf_link_attach(int fd)\n{\n\tint err;\n\terr = attach(fd);\n\treturn err;\n}","new_string":"static int\nbpf_link_attach(int fd)\n{\n\tint err;\n\terr = attach(fd);\n\tif (err)\n\t\tlibbpf_err_errno(err, LIBBPF_LINK_FLAGS);\n\treturn err;\n}"}`)},
+			typ:  memory.TypeChange, title: "Edited src/link.c: added if (err)",
+			files: []string{"src/link.c"}, facts: []string{"in: bpf_link_attach", "names: libbpf_err_errno, LIBBPF_LINK_FLAGS"},
 		},
 		{
 			name: "claude write",
@@ -180,4 +188,72 @@ func TestSuccessAfterFailure(t *testing.T) {
 	if other == nil || Success(pass, other, here, "Bash") != nil {
 		t.Error("a pass after a failure of an unrelated command is no success")
 	}
+}
+
+// TestSupersedesLabelled measures the supersessions capture proposes on a
+// labelled set: a false merge (an observation retired that still holds) is
+// the costly error, and none is allowed; misses are reported.
+func TestSupersedesLabelled(t *testing.T) {
+	raw, err := os.ReadFile("testdata/supersede.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type call struct {
+		Tool     string          `json:"tool"`
+		Input    json.RawMessage `json:"input"`
+		Response json.RawMessage `json:"response"`
+		Failed   bool            `json:"failed"`
+		Error    string          `json:"error"`
+	}
+	var cases []struct {
+		Name    string `json:"name"`
+		Earlier []call `json:"earlier"`
+		Later   call   `json:"later"`
+		Want    int    `json:"want"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	w := Where{SessionID: "s", Root: "/repo", Cwd: "/repo"}
+	var pos, falseMerges, misses, wrongTarget int
+	for _, c := range cases {
+		var earlier []memory.Observation // newest first
+		var last *memory.Observation
+		for i, e := range c.Earlier {
+			r := Analyze(Call{Tool: e.Tool, Input: e.Input, Response: e.Response, Failed: e.Failed, Error: e.Error}, w)
+			if r.Observation == nil {
+				t.Fatalf("%s: earlier call %d makes no observation", c.Name, i)
+			}
+			r.Observation.ID = int64(i + 1)
+			earlier = append([]memory.Observation{*r.Observation}, earlier...)
+			last = &earlier[0]
+		}
+		r := Analyze(Call{Tool: c.Later.Tool, Input: c.Later.Input, Response: c.Later.Response, Failed: c.Later.Failed, Error: c.Later.Error}, w)
+		o := r.Observation
+		if r.Check != nil {
+			o = Success(*r.Check, last, w, c.Later.Tool)
+		}
+		got := int64(0)
+		if o != nil {
+			got = Supersedes(o, earlier)
+		}
+		want := int64(c.Want + 1)
+		if c.Want >= 0 {
+			pos++
+		}
+		switch {
+		case got == want:
+		case c.Want < 0:
+			falseMerges++
+			t.Errorf("%s: false merge: proposed #%d", c.Name, got)
+		case got == 0:
+			misses++
+			t.Logf("%s: missed", c.Name)
+		default:
+			wrongTarget++
+			t.Errorf("%s: proposed #%d, want #%d", c.Name, got, want)
+		}
+	}
+	t.Logf("supersession on %d labelled cases (%d should merge): %d false merges, %d wrong targets, %d misses",
+		len(cases), pos, falseMerges, wrongTarget, misses)
 }

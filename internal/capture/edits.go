@@ -50,6 +50,7 @@ func editObservation(c Call, in map[string]any, w Where) *memory.Observation {
 	if gist != "" {
 		o.Title += ": " + gist
 	}
+	var names, scopes []string
 	for _, e := range edits {
 		before, after := changedLines(e.old, e.new)
 		if before != "" {
@@ -58,9 +59,30 @@ func editObservation(c Call, in map[string]any, w Where) *memory.Observation {
 		if after != "" {
 			o.Facts = append(o.Facts, "after: "+after)
 		}
+		names = append(names, changedNames(e.old, e.new)...)
+		scopes = append(scopes, definedIn(e.old+"\n"+e.new)...)
+	}
+	if scopes = memory.CleanList(scopes); len(scopes) > 0 {
+		scopes = scopes[:min(len(scopes), maxNames)]
+		o.Facts = append(o.Facts, "in: "+strings.Join(scopes, ", "))
+	}
+	if names = memory.CleanList(names); len(names) > 0 {
+		names = names[:min(len(names), maxNames)]
+		o.Facts = append(o.Facts, "names: "+strings.Join(names, ", "))
 	}
 	o.Narrative = fmt.Sprintf("Changed %s with %s.", file, plural(len(edits), "edit"))
 	return o
+}
+
+// writtenText is the text an in-place edit wrote: its first edit's new
+// string (a secret file's is never asked for: only lines are found with it).
+func writtenText(in map[string]any) string {
+	if list, ok := in["edits"].([]any); ok && len(list) > 0 {
+		if m, ok := list[0].(map[string]any); ok {
+			return str(m, "new_string", "newString")
+		}
+	}
+	return str(in, "new_string", "newString", "new_str", "new_source")
 }
 
 // metadataOf returns the metadata object of an OpenCode tool output.
@@ -175,16 +197,23 @@ func diffSides(diff string) (old, nw string) {
 	return strings.Join(o, "\n"), strings.Join(n, "\n")
 }
 
-// changedLines returns the first line that differs on each side, once the
-// lines both sides share at the start and end are set aside.
-func changedLines(old, nw string) (before, after string) {
-	ol, nl := nonBlank(old), nonBlank(nw)
+// changedSpan returns the non-blank lines of each side that differ, once
+// the lines both sides share at the start and end are set aside.
+func changedSpan(old, nw string) (ol, nl []string) {
+	ol, nl = nonBlank(old), nonBlank(nw)
 	for len(ol) > 0 && len(nl) > 0 && ol[0] == nl[0] {
 		ol, nl = ol[1:], nl[1:]
 	}
 	for len(ol) > 0 && len(nl) > 0 && ol[len(ol)-1] == nl[len(nl)-1] {
 		ol, nl = ol[:len(ol)-1], nl[:len(nl)-1]
 	}
+	return ol, nl
+}
+
+// changedLines returns the first line that differs on each side, once the
+// lines both sides share at the start and end are set aside.
+func changedLines(old, nw string) (before, after string) {
+	ol, nl := changedSpan(old, nw)
 	if len(ol) > 0 {
 		before = text.Cut(ol[0], snippetLen)
 	}
@@ -192,6 +221,59 @@ func changedLines(old, nw string) (before, after string) {
 		after = text.Cut(nl[0], snippetLen)
 	}
 	return before, after
+}
+
+// maxNames bounds the names an edit observation keeps.
+const maxNames = 16
+
+var (
+	identRe = lazy.NewRegexp(`[A-Za-z_][A-Za-z0-9_]*`)
+	// A C-family or Go definition at the start of a line: `static int
+	// foo(`, `func (r *T) foo(`, `void *foo(`.
+	defRe = lazy.NewRegexp(`(?m)^(?:[A-Za-z_][A-Za-z0-9_]*[\s\*]+)+\**([A-Za-z_][A-Za-z0-9_]*)\s*\(|^func\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// changedNames returns the identifiers of the lines an edit changed (all of
+// them, not only the first), in order: what a developer searches for later.
+// Words of three letters or fewer and the language's keywords are left out.
+func changedNames(old, nw string) []string {
+	ol, nl := changedSpan(old, nw)
+	var out []string
+	for _, l := range append(ol, nl...) {
+		for _, w := range identRe.Get().FindAllString(l, -1) {
+			if len(w) > 3 && !isKeyword(w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
+// definedIn returns the functions an edit's text defines or sits in (the
+// definitions its context shows).
+func definedIn(src string) []string {
+	var out []string
+	for _, m := range defRe.Get().FindAllStringSubmatch(src, -1) {
+		if n := m[1] + m[2]; !isKeyword(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// isKeyword reports whether w is a keyword of a common language: it names
+// nothing.
+func isKeyword(w string) bool {
+	switch w {
+	case "return", "static", "const", "struct", "union", "enum", "void", "else", "while", "switch", "case",
+		"break", "continue", "goto", "sizeof", "unsigned", "signed", "long", "short", "char", "bool", "true",
+		"false", "NULL", "nil", "null", "func", "type", "range", "default", "inline", "extern", "typedef",
+		"define", "include", "ifdef", "ifndef", "endif", "elif", "undef", "self", "this", "import", "from",
+		"package", "public", "private", "class", "def", "var", "let", "uint", "float", "double", "string",
+		"defer", "select", "interface", "async", "await":
+		return true
+	}
+	return false
 }
 
 // changeGist says in a few words what an edit changed.

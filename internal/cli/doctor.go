@@ -68,7 +68,7 @@ file yet, it says so and creates none.`,
 				activity = nil // an older or busy database: the wiring is still told
 			}
 			checks := append(append(db.Doctor(ctx), spoolCheck(db.Path())), permissionChecks(app, db.Path())...)
-			checks = append(append(checks, agentChecks(app, activity)...), trust...)
+			checks = append(append(append(checks, retentionCheck(ctx, app, db)), agentChecks(app, activity)...), trust...)
 			healthy := checksOK(checks)
 			if app.JSON {
 				if err := PrintJSON(app.Out, map[string]any{"db": db.Path(), "healthy": healthy, "checks": checks}); err != nil {

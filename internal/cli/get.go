@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/store"
 )
 
 func newGetCmd(app *App) *cobra.Command {
@@ -30,6 +33,9 @@ type getResult struct {
 	Observation *memory.Observation `json:"observation,omitempty"`
 	Summary     *memory.Summary     `json:"summary,omitempty"`
 	Prompt      *memory.Prompt      `json:"prompt,omitempty"`
+	// Chain is an observation's correction chain, oldest first, when it
+	// corrects or was corrected by others.
+	Chain []int64 `json:"chain,omitempty"`
 }
 
 // maxGetIDs bounds one call: full records of more than this are not a
@@ -56,33 +62,14 @@ func runGet(ctx context.Context, app *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	obs, err := db.Observations(ctx, obsIDs)
+	var out []getResult
+	err = db.Read(ctx, func(rx *store.DB) error {
+		var err error
+		out, err = loadRecords(ctx, rx, refs, obsIDs)
+		return err
+	})
 	if err != nil {
 		return err
-	}
-	byID := make(map[int64]*memory.Observation, len(obs))
-	for i := range obs {
-		byID[obs[i].ID] = &obs[i]
-	}
-	out := make([]getResult, 0, len(refs))
-	for _, r := range refs {
-		if r.Prompt {
-			p, err := db.Prompt(ctx, r.ID)
-			if err != nil {
-				return err
-			}
-			out = append(out, getResult{Kind: memory.KindPrompt, Prompt: &p})
-			continue
-		}
-		if !r.Summary {
-			out = append(out, getResult{Kind: memory.KindObservation, Observation: byID[r.ID]})
-			continue
-		}
-		s, err := db.Summary(ctx, r.ID)
-		if err != nil {
-			return err
-		}
-		out = append(out, getResult{Kind: memory.KindSummary, Summary: &s})
 	}
 	if app.JSON {
 		return PrintJSON(app.Out, out)
@@ -95,6 +82,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 		switch {
 		case r.Observation != nil:
 			writeObservation(w, *r.Observation)
+			writeStanding(w, *r.Observation, r.Chain)
 		case r.Prompt != nil:
 			writePrompt(w, *r.Prompt)
 		default:
@@ -102,6 +90,51 @@ func runGet(ctx context.Context, app *App, args []string) error {
 		}
 	}
 	return nil
+}
+
+// loadRecords reads what get prints, with each observation's citations
+// checked and its correction chain, from rx (one snapshot).
+func loadRecords(ctx context.Context, rx *store.DB, refs []recordRef, obsIDs []int64) ([]getResult, error) {
+	obs, err := rx.Observations(ctx, obsIDs)
+	if err != nil {
+		return nil, err
+	}
+	if err := cite.Annotate(ctx, &cite.Checker{Store: rx}, obs); err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*memory.Observation, len(obs))
+	for i := range obs {
+		byID[obs[i].ID] = &obs[i]
+	}
+	out := make([]getResult, 0, len(refs))
+	for _, r := range refs {
+		if r.Prompt {
+			p, err := rx.Prompt(ctx, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, getResult{Kind: memory.KindPrompt, Prompt: &p})
+			continue
+		}
+		if !r.Summary {
+			g := getResult{Kind: memory.KindObservation, Observation: byID[r.ID]}
+			chain, err := rx.CorrectionChain(ctx, r.ID)
+			if err != nil {
+				return nil, err
+			}
+			if len(chain) > 1 {
+				g.Chain = chain
+			}
+			out = append(out, g)
+			continue
+		}
+		s, err := rx.Summary(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, getResult{Kind: memory.KindSummary, Summary: &s})
+	}
+	return out, nil
 }
 
 func writeObservation(w io.Writer, o memory.Observation) {
@@ -123,6 +156,32 @@ func writeObservation(w io.Writer, o memory.Observation) {
 	listField(w, "files modified", o.FilesModified)
 	field(w, "tool", o.ToolName)
 	field(w, "uuid", o.UUID)
+}
+
+// writeStanding says how an observation's cited files stand now and where
+// it sits in its correction chain.
+func writeStanding(w io.Writer, o memory.Observation, chain []int64) {
+	if o.Standing != nil {
+		if note := o.Standing.Note(); note != "" {
+			field(w, "standing", note)
+		}
+		for _, f := range o.Standing.Files {
+			fmt.Fprintf(w, "  %s: %s\n", f.Path, f.State)
+		}
+	}
+	if o.Merged > 0 {
+		field(w, "seen", fmt.Sprintf("%d times (near-duplicates folded into it)", o.Merged+1))
+	}
+	if o.SupersededBy > 0 {
+		field(w, "retired", fmt.Sprintf("corrected by #%d", o.SupersededBy))
+	}
+	if len(chain) > 1 {
+		refs := make([]string, len(chain))
+		for i, id := range chain {
+			refs[i] = fmt.Sprintf("#%d", id)
+		}
+		field(w, "corrections", strings.Join(refs, " -> ")+" (the last is current)")
+	}
 }
 
 func writeSummary(w io.Writer, s memory.Summary) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
@@ -31,6 +32,7 @@ type observeInput struct {
 	ToolName      string   `json:"tool_name"`
 	PromptNumber  int      `json:"prompt_number"`
 	AgentType     string   `json:"agent_type"`
+	Supersedes    int64    `json:"supersedes"`
 }
 
 type observeOptions struct {
@@ -75,6 +77,7 @@ Types: ` + memory.TypeList() + `.`,
 	f.StringVar(&o.Fields.ToolName, "tool", "", "the tool that produced it")
 	f.IntVar(&o.Fields.PromptNumber, "prompt-number", 0, "the prompt it belongs to")
 	f.StringVar(&o.Fields.AgentType, "agent-type", "", "agent type: build, plan, ...")
+	f.Int64Var(&o.Fields.Supersedes, "supersedes", 0, "the id of the observation this one corrects: it is retired, never injected again")
 	return cmd
 }
 
@@ -104,6 +107,9 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 	}
 	guard.MarkObservation(&obs)
 	obs.CreatedAt = app.Now()
+	if id, err := app.Project(); err == nil {
+		obs.Citations = cite.Take(id.Root, cite.Files(&obs, ""))
+	}
 	var added store.Added
 	add := func(tx *store.DB) (err error) {
 		added, err = tx.AddObservation(ctx, obs)
@@ -157,7 +163,7 @@ func readObserveInput(app *App, src string) (observeInput, error) {
 	return in, nil
 }
 
-const observeFieldList = "type, title, subtitle, narrative, facts, concepts, files_read, files_modified, tool_name, prompt_number, agent_type"
+const observeFieldList = "type, title, subtitle, narrative, facts, concepts, files_read, files_modified, tool_name, prompt_number, agent_type, supersedes"
 
 // observation validates the input and passes every text through the privacy filter.
 func (in observeInput) observation(session string) (memory.Observation, error) {
@@ -165,7 +171,10 @@ func (in observeInput) observation(session string) (memory.Observation, error) {
 	if err != nil {
 		return memory.Observation{}, err
 	}
-	return privacy.CleanObservation(memory.Observation{
+	if in.Supersedes < 0 {
+		return memory.Observation{}, memory.Invalid("--supersedes", "the id of an observation of this project, such as 12", fmt.Sprint(in.Supersedes))
+	}
+	return privacy.CleanObservation(memory.Observation{Supersedes: in.Supersedes,
 		SessionID: session, Type: t,
 		Title: in.Title, Subtitle: in.Subtitle, Narrative: in.Narrative,
 		Facts: in.Facts, Concepts: in.Concepts,

@@ -8,8 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
+	"github.com/memhq/mem/internal/store"
 )
 
 // searchOptions are the flags of mem search.
@@ -121,7 +123,16 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 	if err != nil {
 		return err
 	}
-	hits, err := search.Search(ctx, db, q)
+	var hits []search.Hit
+	err = db.Read(ctx, func(rx *store.DB) error {
+		var err error
+		if hits, err = search.Search(ctx, rx, q); err != nil {
+			return err
+		}
+		st, err := (&cite.Checker{Store: rx}).Check(ctx, search.ObservationIDs(hits))
+		search.Mark(hits, st)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -144,6 +155,9 @@ func writeHitLine(w io.Writer, h search.Hit, withProject bool) {
 	line := fmt.Sprintf("%-6s %-9s %s  %s", h.Ref, hitLabel(h), day(h.Date), oneLine(h.Title))
 	if withProject {
 		line += "  (" + h.Project + ")"
+	}
+	if h.Note != "" {
+		line += "  [" + h.Note + "]"
 	}
 	if s := oneLine(h.Snippet); s != "" && s != oneLine(h.Title) {
 		line += "  — " + s

@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/retain"
+	"github.com/memhq/mem/internal/store"
 )
 
 func newStatsCmd(app *App) *cobra.Command {
@@ -30,8 +33,15 @@ func newStatsCmd(app *App) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			ret, err := retain.Run(ctx, db, retentionPolicy(app.Config()), app.Now(), true)
+			if err != nil {
+				return err
+			}
 			if app.JSON {
-				return PrintJSON(app.Out, st)
+				return PrintJSON(app.Out, struct {
+					store.Stats
+					Retention retain.Report `json:"retention"`
+				}{st, ret})
 			}
 			w := app.Text()
 			fmt.Fprintf(w, "database: %s (%d bytes, WAL %d bytes)\n", st.Path, st.SizeBytes, st.WALBytes)
@@ -47,6 +57,7 @@ func newStatsCmd(app *App) *cobra.Command {
 				fmt.Fprintf(w, "  %s: %d sessions, %d observations, %d summaries, %d prompts\n",
 					p.Project, p.Sessions, p.Observations, p.Summaries, p.Prompts)
 			}
+			fmt.Fprintln(w, retentionLine(ret)+" (all projects; mem summarize --pending, nightly)")
 			return nil
 		},
 	}

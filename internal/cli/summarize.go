@@ -17,6 +17,7 @@ import (
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/progress"
 	"github.com/memhq/mem/internal/remember"
+	"github.com/memhq/mem/internal/retain"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
@@ -133,6 +134,9 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	start := time.Now()
 	n := remember.Nightly{Pending: o.Pending, Summarize: opts, Idle: o.Idle, Limit: o.Limit, DryRun: o.DryRun,
 		Maintain: o.Maintain}
+	if o.Pending {
+		n.Retain = retentionPolicy(app.Config())
+	}
 	var prog *jobProgress
 	if o.Pending {
 		prog = newJobProgress(app.Err)
@@ -162,7 +166,7 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 	case o.Pending && !o.DryRun:
 		backgroundSync(ctx, app) // the nightly job: the new summaries go to the team too
 	}
-	out := summarizeReport{Report: rep, Maintenance: r.Maintenance}
+	out := summarizeReport{Report: rep, Retention: r.Retention, Maintenance: r.Maintenance}
 	out.ElapsedMillis = time.Since(start).Milliseconds()
 	if app.JSON {
 		return PrintJSON(app.Out, out)
@@ -171,26 +175,18 @@ func runSummarize(ctx context.Context, app *App, o summarizeOptions, maintainSet
 		for _, s := range out.Report.Sessions {
 			fmt.Fprintf(app.Text(), "%s\t%s\n", s.ID, s.Reason)
 		}
+		if out.Retention != nil {
+			for _, id := range out.Retention.IDs {
+				fmt.Fprintf(app.Text(), "#%d\twould be forgotten or folded\n", id)
+			}
+		}
 	}
 	fmt.Fprintln(app.Out, out.line())
 	return nil
 }
 
 func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOptions, opts summarize.Options) error {
-	var res summarize.Result
-	var err error
-	if o.DryRun {
-		var in summarize.Input
-		if in, err = summarize.Load(ctx, db, o.Session); err == nil {
-			if in.Empty() {
-				res.Skipped = summarize.NothingRecorded
-			} else {
-				res, err = summarize.Build(ctx, in, opts)
-			}
-		}
-	} else {
-		res, err = summarize.Session(ctx, db, o.Session, opts)
-	}
+	res, err := remember.SummarizeSession(ctx, db, o.Session, opts, o.DryRun)
 	if errors.Is(err, memory.ErrNotFound) {
 		return Invalid("--session", "the id of an existing session", o.Session)
 	}
@@ -224,6 +220,7 @@ func summarizeOne(ctx context.Context, app *App, db *store.DB, o summarizeOption
 type summarizeReport struct {
 	*summarize.Report
 	Maintenance   *store.MaintainReport `json:"maintenance,omitempty"`
+	Retention     *retain.Report        `json:"retention,omitempty"`
 	ElapsedMillis int64                 `json:"elapsed_ms"`
 }
 
@@ -259,6 +256,9 @@ func (r summarizeReport) line() string {
 			}
 			parts = append(parts, p)
 		}
+	}
+	if r.Retention != nil && r.Retention.Total()+r.Retention.Quoted > 0 {
+		parts = append(parts, retentionLine(*r.Retention))
 	}
 	if m := r.Maintenance; m != nil {
 		wal := "WAL truncated"

@@ -88,6 +88,10 @@ func TestTransactionsPerCall(t *testing.T) {
 			t.Errorf("mem %s: %s; want 1 write transaction", strings.Join(args, " "), n)
 		}
 	}
+	// A summary is read from one snapshot and stored in one transaction.
+	if n, _ := call("", "summarize", "--session", "by-hand"); n.writes() != 1 || n.reads() != 1 {
+		t.Errorf("mem summarize --session: %s; want 1 read and 1 write transaction", n)
+	}
 	// An event spooled while the database was locked waits for the next
 	// hook or writing command: a read command leaves it there.
 	lock, err := sql.Open("sqlite", store.DSN(env["MEM_DB"], 1000))

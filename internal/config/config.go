@@ -153,6 +153,55 @@ type Settings struct {
 	Context   Context
 	Sync      Sync
 	Web       Web
+	Retention Retention
+}
+
+// Retention is the [retention] section: how long the nightly job keeps an
+// observation of each type that no summary quotes (0: for ever).
+type Retention struct {
+	Decision  time.Duration
+	Problem   time.Duration
+	Warning   time.Duration
+	Refactor  time.Duration
+	Success   time.Duration
+	Discovery time.Duration
+	Feature   time.Duration
+	Bugfix    time.Duration
+	Pattern   time.Duration
+	Solution  time.Duration
+	Change    time.Duration
+	Note      time.Duration
+}
+
+// For returns the retention of an observation type ("" or unknown: 0).
+func (r Retention) For(typ string) time.Duration {
+	switch typ {
+	case "decision":
+		return r.Decision
+	case "problem":
+		return r.Problem
+	case "warning":
+		return r.Warning
+	case "refactor":
+		return r.Refactor
+	case "success":
+		return r.Success
+	case "discovery":
+		return r.Discovery
+	case "feature":
+		return r.Feature
+	case "bugfix":
+		return r.Bugfix
+	case "pattern":
+		return r.Pattern
+	case "solution":
+		return r.Solution
+	case "change":
+		return r.Change
+	case "note":
+		return r.Note
+	}
+	return 0
 }
 
 // Inject is the [inject] section.
@@ -207,6 +256,7 @@ type Sync struct {
 	AfterSession bool          // sync in the background when a session ends
 	Page         int           // records a pull reads at once
 	ShareMachine bool          // the host name and the sessions' folders go to the team
+	Review       string        // off, flagged or all: pulled records held for mem review (team.Review*)
 }
 
 // Web is the [web] section: mem web's address and where its token is kept.
@@ -247,7 +297,8 @@ func Defaults(d Dirs) Settings {
 		Hook:      Hook{Deadline: 2 * time.Second, Log: filepath.Join(d.State, "hook.log")},
 		Summarize: Summarize{Timeout: 60 * time.Second, Idle: 2 * time.Hour},
 		Web:       Web{Addr: DefaultWebAddr, TokenFile: filepath.Join(d.State, "web.token")},
-		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false},
+		Sync:      Sync{Timeout: 10 * time.Second, Deadline: 2 * time.Minute, AfterSession: true, Page: 10000, ShareMachine: false, Review: "flagged"},
+		Retention: Retention{Change: 90 * 24 * time.Hour, Note: 90 * 24 * time.Hour},
 		Context: Context{MemoryTriggers: true, FileActivity: true, DirectoryAgents: true, DirectoryReadme: true,
 			RulesInjector: true, KeywordDetector: true, Custom: true,
 			MinRelevance: 0.35, PromptBudget: 800, FileBudget: 600, CarryOver: 3},
@@ -303,8 +354,22 @@ func bind(s *Settings) []Key {
 		{"sync.deadline", "", "time a background sync (after a session ends, nightly) may take", &s.Sync.Deadline, span(time.Second, 24*time.Hour)},
 		{"sync.page", "", "records a pull reads from the cluster at once", &s.Sync.Page, Range{100, 100_000}},
 		{"sync.after_session", "MEM_SYNC_AFTER_SESSION", "sync shared projects in the background when a session ends", &s.Sync.AfterSession, Range{}},
+		{"retention.decision", "", "forget decision observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Decision, span(0, 100*year)},
+		{"retention.problem", "", "forget problem observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Problem, span(0, 100*year)},
+		{"retention.warning", "", "forget warning observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Warning, span(0, 100*year)},
+		{"retention.refactor", "", "forget refactor observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Refactor, span(0, 100*year)},
+		{"retention.success", "", "forget success observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Success, span(0, 100*year)},
+		{"retention.discovery", "", "forget discovery observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Discovery, span(0, 100*year)},
+		{"retention.feature", "", "forget feature observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Feature, span(0, 100*year)},
+		{"retention.bugfix", "", "forget bugfix observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Bugfix, span(0, 100*year)},
+		{"retention.pattern", "", "forget pattern observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Pattern, span(0, 100*year)},
+		{"retention.solution", "", "forget solution observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Solution, span(0, 100*year)},
+		{"retention.change", "", "forget change observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Change, span(0, 100*year)},
+		{"retention.note", "", "forget note observations older than this that no summary quotes, in the nightly job (0: keep)", &s.Retention.Note, span(0, 100*year)},
 		{"sync.share_machine", "", "send the team this machine's host name (in the origin of what it pushes) and the sessions' working folders (cwd); off: a random name and no folder",
 			&s.Sync.ShareMachine, Range{}},
+		{"sync.review", "", "records pulled from the team held for mem review: flagged (what the instruction check flags), all (every observation and summary until a person releases it), off (what the check flags is set aside, never stored)",
+			&s.Sync.Review, Range{}},
 		{"web.addr", "MEM_WEB_ADDR", "address mem web listens on, host:port (the default port falls back to a free one when taken)", &s.Web.Addr, Range{}},
 		{"web.token_file", "", "file keeping mem web's token across restarts (0600; mem web --new-token replaces it)", &s.Web.TokenFile, Range{}},
 		{"context.memory_triggers", "", "prompt-time recall: symbols, paths and questions in a prompt search memory", &c.MemoryTriggers, Range{}},

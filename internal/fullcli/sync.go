@@ -111,7 +111,11 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
 	set := app.Config().Settings.Sync
+	if !team.ValidReview(set.Review) {
+		return cli.Invalid("sync.review", "off, flagged or all", set.Review)
+	}
 	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: set.Page, ShareMachine: set.ShareMachine,
+		Review: set.Review,
 		Warn: func(line string) {
 			if o.Background {
 				app.LogBackground(errors.New(line))

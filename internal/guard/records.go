@@ -76,11 +76,18 @@ func NetworkCommand(cmd string) bool {
 	return strings.ContainsAny(cmd, "chilnstwx") && netCommand.Get().MatchString(strings.ToLower(cmd))
 }
 
-// vendored are folders that hold other projects' code.
-var vendored = map[string]bool{"node_modules": true, "vendor": true, ".venv": true, "venv": true,
-	"site-packages": true, "dist-packages": true, "third_party": true, "third-party": true,
-	"bower_components": true, "jspm_packages": true, "Pods": true, ".bundle": true, ".gradle": true,
-	".m2": true, ".cargo": true, ".yarn": true, ".pnpm-store": true, "__pypackages__": true}
+// vendored reports whether a folder's name is one that holds other
+// projects' code. A switch, not a map: a map would be built at every start
+// of mem, hooks included.
+func vendored(name string) bool {
+	switch name {
+	case "node_modules", "vendor", ".venv", "venv", "site-packages", "dist-packages", "third_party", "third-party",
+		"bower_components", "jspm_packages", "Pods", ".bundle", ".gradle", ".m2", ".cargo", ".yarn", ".pnpm-store",
+		"__pypackages__":
+		return true
+	}
+	return false
+}
 
 // ForeignPath reports whether a file as capture records it (relative to the
 // project root, or absolute when outside it) is outside the project or in a
@@ -91,7 +98,7 @@ func ForeignPath(p string) bool {
 		return true
 	}
 	for _, seg := range strings.Split(p, "/") {
-		if vendored[seg] {
+		if vendored(seg) {
 			return true
 		}
 	}
@@ -99,27 +106,29 @@ func ForeignPath(p string) bool {
 }
 
 // ForAgent prepares an observation to be given to the agent: the last gate
-// on the way out, so rows written before today's rules, imported rows and
-// team rows are held to them. It reports false when the observation must
-// not be given at all: flagged and not released, or instruction-shaped by
-// today's check. Otherwise its texts pass the privacy filter again, and an
+// on the way out, so rows written before today's rules are held to them. It
+// reports false when the observation must not be given at all: flagged and
+// not released, or, for a row without provenance (written before mem
+// checked what it stores), instruction-shaped by today's check. A row with
+// provenance was checked when it was stored, imported or pulled, and its
+// flag says what the check found. Otherwise its texts pass the privacy filter again, and an
 // untrusted one is reduced to mem's own neutral words (no subtitle,
 // narrative or facts: the id fetches the rest on request).
 func ForAgent(o *memory.Observation) bool {
 	if o.Review.Held() {
 		return false
 	}
-	if !o.Review.Released {
-		if _, ok := CheckAll(observationTexts(*o)...); ok {
+	if o.Origin == "" {
+		if _, ok := CheckAll(observationTexts(*o)...); ok && !o.Review.Released {
 			return false
 		}
+		o.Title = privacy.Filter(o.Title)
+		o.Subtitle = privacy.Filter(o.Subtitle)
+		if o.Narrative != "" {
+			o.Narrative = privacy.Filter(o.Narrative)
+		}
+		o.Facts = privacy.FilterAll(o.Facts)
 	}
-	o.Title = privacy.Filter(o.Title)
-	o.Subtitle = privacy.Filter(o.Subtitle)
-	if o.Narrative != "" {
-		o.Narrative = privacy.Filter(o.Narrative)
-	}
-	o.Facts = privacy.FilterAll(o.Facts)
 	if o.Untrusted || untrustedShape(*o) {
 		o.Title = Neutral(*o)
 		o.Subtitle, o.Narrative, o.Facts = "", "", nil
@@ -135,14 +144,14 @@ func SummaryForAgent(s *memory.Summary) bool {
 	if s.Review.Held() {
 		return false
 	}
-	if !s.Review.Released {
-		if _, ok := CheckAll(summaryTexts(*s)...); ok {
+	if s.Origin == "" {
+		if _, ok := CheckAll(summaryTexts(*s)...); ok && !s.Review.Released {
 			return false
 		}
-	}
-	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Decisions, &s.Text} {
-		if *f != "" {
-			*f = privacy.Filter(*f)
+		for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Decisions, &s.Text} {
+			if *f != "" {
+				*f = privacy.Filter(*f)
+			}
 		}
 	}
 	if s.Untrusted {

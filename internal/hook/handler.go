@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/capture"
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
@@ -173,6 +174,13 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	}
 	at := h.Now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
+	if sw.Capture && h.Spool != nil {
+		// Durable at arrival: on disk before the database is even opened,
+		// so that a hook killed at any later point loses nothing.
+		if j.held = h.hold(j); j.held != nil {
+			settled()
+		}
+	}
 	// The event is recorded, and the reply built, before the deadline less
 	// answerMargin, or not at all.
 	if deadline, ok := ctx.Deadline(); ok {
@@ -233,6 +241,13 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 				r = result{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 			}
 			settled()
+			// Applied, or refused for good: the record goes. Queued (the
+			// database could not take it): it stays, for the next drain.
+			if j.held != nil {
+				if err := j.held.Done(); err != nil {
+					h.logf("removing the record of event %s: %v", j.ID, err)
+				}
+			}
 			done <- r
 		}()
 		db, err := h.Open(ctx)
@@ -714,17 +729,38 @@ func (t *turn) toolCall(ctx context.Context, call capture.Call) error {
 		}
 	}
 	o := r.Observation
+	var earlier []memory.Observation // what o may replace, newest first
 	if r.Check != nil {
 		last, err := t.lastCommandOutcome(ctx)
 		if err != nil {
 			return err
 		}
 		o = capture.Success(*r.Check, last, w, call.Tool)
+		if last != nil {
+			earlier = append(earlier, *last)
+		}
 	}
-	if o != nil {
-		o.CreatedAt = t.at
-		if _, err := t.db.AddObservation(ctx, *o); err != nil {
+	if o == nil {
+		return nil
+	}
+	o.CreatedAt = t.at
+	o.Citations = cite.Take(t.root, cite.Files(o, r.Written))
+	added, err := t.db.AddObservation(ctx, *o)
+	if err != nil || added.Duplicate {
+		return err
+	}
+	if o.Type == memory.TypeChange && len(o.FilesModified) == 1 {
+		if earlier, err = t.db.ObservationsForFile(ctx, t.s.Project, o.FilesModified[0], 5); err != nil {
 			return err
+		}
+	}
+	o.ID = added.ID
+	if old := capture.Supersedes(o, earlier); old > 0 {
+		if err := t.db.Supersede(ctx, old, added.ID); err != nil {
+			if !memory.IsInvalid(err) {
+				return err
+			}
+			t.h.logf("not retiring #%d: %v", old, err)
 		}
 	}
 	return nil

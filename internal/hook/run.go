@@ -20,10 +20,6 @@ import (
 	"github.com/memhq/mem/internal/termsafe"
 )
 
-// MaxEvent is the largest event read from stdin; a larger one is dropped
-// (logged), since no tool result worth remembering needs more.
-const MaxEvent = 64 << 20
-
 // SettleFor is how long a hook whose deadline passed still waits for its
 // event to be recorded or spooled (Handler.Settle), having replied nothing:
 // on a machine too loaded to run it in time, the editor waits a little
@@ -108,12 +104,9 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 }
 
 func (r *Runner) handle(ctx context.Context, in io.Reader, settled func()) outcome {
-	data, err := io.ReadAll(io.LimitReader(in, MaxEvent+1))
+	data, err := readEvent(in)
 	if err != nil {
 		return outcome{err: fmt.Errorf("reading the event: %w", err)}
-	}
-	if len(data) > MaxEvent {
-		return outcome{err: fmt.Errorf("event larger than %d MiB: ignored", MaxEvent>>20)}
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return outcome{err: errors.New("empty event: ignored")}

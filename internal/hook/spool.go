@@ -26,6 +26,9 @@ type job struct {
 	Project string    `json:"project"` // the project key
 	Root    string    `json:"root"`    // the project's work tree root
 	Event   Event     `json:"event"`
+	// held is the record written at arrival (nil when there is none):
+	// spooling the event queues it.
+	held *spool.Held
 }
 
 // KeepApplied is how long the ids of applied events are kept. An id is only
@@ -55,9 +58,16 @@ func (h *Handler) spoolFor(j job, err error) error {
 	return fmt.Errorf("event spooled as %s, to be applied once the database takes writes again: %w", j.ID, err)
 }
 
-// spool writes j to the spool. Spooling is how a busy database is met, not
-// a problem: it is not logged. A failed write loses the event, and says so.
+// spool writes j to the spool, or queues the record written at its
+// arrival. Spooling is how a busy database is met, not a problem: it is not
+// logged. A failed write loses the event, and says so.
 func (h *Handler) spool(j job, why string) error {
+	if j.held != nil {
+		if err := j.held.Queue(); err != nil {
+			return fmt.Errorf("event lost: %s, and spooling it failed: %w", why, err)
+		}
+		return nil
+	}
 	data, err := json.Marshal(j)
 	if err == nil {
 		err = h.Spool.Put(j.ID, data)
@@ -68,53 +78,105 @@ func (h *Handler) spool(j job, why string) error {
 	return nil
 }
 
+// hold writes j to the spool as it arrives, held by this process
+// (spool.Held): it stays out of the queue while the process applies it, and
+// joins it if the process ends first. A failed write is logged, and the
+// event handled as before: spooled only if the database cannot take it.
+func (h *Handler) hold(j job) *spool.Held {
+	data, err := json.Marshal(j)
+	if err != nil {
+		h.logf("event %s not written at arrival: %v", j.ID, err)
+		return nil
+	}
+	held, err := h.Spool.Hold(j.ID, data)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	if err != nil {
+		h.logf("event %s not written at arrival: %v", j.ID, err)
+		return nil
+	}
+	return held
+}
+
 // Drain applies the spooled events, oldest first, until the spool is empty
-// or until passes; it returns how many are left. Each event is applied in
-// one transaction that also records its id, and its file is removed after
-// the commit, so an event is applied once however many processes drain at
-// the same time and wherever one is killed. Draining stops at the first
-// event the database is too busy (or too full, or read-only) for; an event
+// or until passes; it returns how many are left. The events are applied in
+// one transaction (one write lock, one commit), each in a savepoint of its
+// own that also
+// records its id, and their files are removed after the commit: an event is
+// applied once however many processes drain at the same time and wherever
+// one is killed. Draining stops at the first event the database is too
+// full (or read-only) for, keeping what was applied before it; an event
 // that cannot be applied for another reason is set aside, logged.
 func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int, error) {
 	entries, err := h.Spool.List()
 	if err != nil {
 		return 0, err
 	}
-	for i, e := range entries {
-		if time.Now().After(until) {
-			return len(entries) - i, nil
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	type refused struct {
+		e   spool.Entry
+		why error
+	}
+	var (
+		applied []spool.Entry
+		bad     []refused
+		left    int
+		stopped error
+	)
+	_, err = db.Apply(ctx, "", func(tx *store.DB) error {
+		applied, bad, left, stopped = applied[:0], bad[:0], 0, nil
+		for i, e := range entries {
+			if time.Now().After(until) {
+				left = len(entries) - i
+				return nil
+			}
+			data, err := h.Spool.Read(e)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // another process applied it meanwhile
+			}
+			if err != nil {
+				// Too large, not readable or not a file: it must not hold up
+				// every event behind it.
+				bad = append(bad, refused{e, fmt.Errorf("unreadable record: %w", err)})
+				continue
+			}
+			var j job
+			if err := json.Unmarshal(data, &j); err != nil || j.V != jobVersion {
+				bad = append(bad, refused{e, fmt.Errorf("unreadable record (version %d): %v", j.V, err)})
+				continue
+			}
+			j.ID = e.ID
+			_, err = tx.Apply(ctx, e.ID, func(tx *store.DB) error {
+				return h.turn(tx, j, true, false).record(ctx)
+			})
+			switch {
+			case notNow(err), ctx.Err() != nil:
+				// What was applied before it is kept; it and the rest wait.
+				left, stopped = len(entries)-i, err
+				return nil
+			case err != nil:
+				bad = append(bad, refused{e, err})
+				continue
+			}
+			applied = append(applied, e)
 		}
-		data, err := h.Spool.Read(e)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // another process applied it meanwhile
-		}
-		if err != nil {
-			// Too large, not readable or not a file: it must not hold up
-			// every event behind it.
-			h.setAside(e, fmt.Errorf("unreadable record: %w", err))
-			continue
-		}
-		var j job
-		if err := json.Unmarshal(data, &j); err != nil || j.V != jobVersion {
-			h.setAside(e, fmt.Errorf("unreadable record (version %d): %v", j.V, err))
-			continue
-		}
-		j.ID = e.ID
-		_, err = db.Apply(ctx, e.ID, func(tx *store.DB) error {
-			return h.turn(tx, j, true, false).record(ctx)
-		})
-		switch {
-		case notNow(err), ctx.Err() != nil:
-			return len(entries) - i, err
-		case err != nil:
-			h.setAside(e, err)
-			continue
-		}
+		return nil
+	})
+	if err != nil {
+		return len(entries), err
+	}
+	for _, e := range applied {
 		if err := h.Spool.Remove(e); err != nil {
 			h.logf("removing applied spooled event %s: %v", e.ID, err)
 		}
 	}
-	return 0, nil
+	for _, b := range bad {
+		h.setAside(b.e, b.why)
+	}
+	return left, stopped
 }
 
 // drainHeld drains for h.DrainFor with the drain lock held, releases it,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
@@ -37,6 +38,7 @@ type SaveInput struct {
 	Concepts      []string `json:"concepts,omitempty" jsonschema:"tags: topics, components, techniques"`
 	FilesRead     []string `json:"files_read,omitempty" jsonschema:"files it concerns that were read, relative to the project root"`
 	FilesModified []string `json:"files_modified,omitempty" jsonschema:"files it concerns that were changed, relative to the project root"`
+	Supersedes    int64    `json:"supersedes,omitempty" jsonschema:"the id of an observation this one corrects: the old one is retired and never given to an agent again"`
 	Scope         string   `json:"scope,omitempty" jsonschema:"project (the default), or personal: a preference the user stated about how they work, given back in every project and never shared"`
 }
 
@@ -86,6 +88,9 @@ func (s *Server) getObservations(ctx context.Context, _ *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, GetOutput{}, s.toolError("get_observations", err)
 	}
+	if err := cite.Annotate(ctx, s.citations(), obs); err != nil {
+		return nil, GetOutput{}, s.toolError("get_observations", err)
+	}
 	return nil, GetOutput{Observations: obs}, nil
 }
 
@@ -102,17 +107,22 @@ func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, 
 	o, err := privacy.CleanObservation(memory.Observation{SessionID: "pending", Type: t,
 		Title: in.Title, Subtitle: in.Subtitle, Narrative: in.Narrative, Facts: in.Facts, Concepts: in.Concepts,
 		FilesRead: in.FilesRead, FilesModified: in.FilesModified, ToolName: "mcp:save_observation",
-		Provenance: memory.Provenance{Origin: memory.OriginSave, Agent: clientName(req), Event: "save_observation"}})
+		Provenance: memory.Provenance{Origin: memory.OriginSave, Agent: clientName(req), Event: "save_observation"},
+		Supersedes: in.Supersedes})
 	if err != nil {
 		return nil, SaveOutput{}, err
 	}
 	guard.MarkObservation(&o)
+	if in.Supersedes < 0 {
+		return nil, SaveOutput{}, memory.Invalid("supersedes", "the id of an observation of this project, such as 12", fmt.Sprint(in.Supersedes))
+	}
 	var session string
 	if scope == memory.ScopePersonal {
 		ps := memory.PersonalSession(s.opts.Now())
 		_, err = s.opts.DB.EnsureSession(ctx, ps)
 		session = ps.ID
 	} else {
+		o.Citations = cite.Take(s.opts.Root, cite.Files(&o, ""))
 		session, err = s.saveSession(ctx)
 	}
 	if err != nil {
@@ -134,6 +144,12 @@ func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, 
 		msg = fmt.Sprintf("already saved as #%d", added.ID)
 	}
 	return textResult(msg), out, nil
+}
+
+// citations checks cited files against the work tree, keeping what it
+// learns for the next check.
+func (s *Server) citations() *cite.Checker {
+	return &cite.Checker{Store: s.opts.DB, Keep: true, Logf: func(f string, a ...any) { s.opts.Logger.Warn(fmt.Sprintf(f, a...)) }}
 }
 
 // textResult is a result whose text content is msg; the structured output

@@ -78,6 +78,9 @@ type Hit struct {
 	Project   string    `json:"project"`
 	// Anchor marks the entry a timeline was asked around.
 	Anchor bool `json:"anchor,omitempty"`
+	// Note says why an observation may no longer hold: "retired: corrected
+	// by #12", "stale: a.go changed", "gone: a.go gone" (search.Mark).
+	Note string `json:"note,omitempty"`
 	// Flag is the instruction check's rule for a record it holds back from
 	// the agent (internal/guard), shown as a mark.
 	Flag string `json:"flag,omitempty"`

@@ -52,6 +52,18 @@ type Observation struct {
 	CreatedAt     time.Time `json:"created_at"`
 	Provenance
 	Review
+	// SupersededBy is the correction that retired this record (0: current).
+	SupersededBy int64 `json:"superseded_by,omitempty"`
+	// Merged counts the near-duplicates consolidated into it.
+	Merged int `json:"merged,omitempty"`
+	// Supersedes is the record this one corrects, when it is stored.
+	Supersedes int64 `json:"supersedes,omitempty"`
+	// Citations are the files it cites as they were when it was made; read
+	// only where asked for.
+	Citations []Citation `json:"citations,omitempty"`
+	// Standing is how its citations stand against the work tree now; set
+	// only by a check.
+	Standing *Standing `json:"standing,omitempty"`
 }
 
 // Summary is the one current summary of a session.

@@ -28,6 +28,10 @@ type Entry struct {
 	Factors   *Factors    `json:"factors,omitempty"`
 	Shortened bool        `json:"shortened,omitempty"` // cut at a sentence or clause boundary
 	Tokens    int         `json:"tokens"`              // estimate of the item's text
+	// Stale says what moved in the files it cites since it was recorded
+	// ("stale: a.go changed"); a summary is stale when it quotes a stale
+	// observation.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Omitted counts what the block leaves out. Counting stops at countCap
@@ -61,14 +65,19 @@ type Result struct {
 	Compress  Compress `json:"compress"`
 	// Text is the block, exactly as `mem inject` prints it; empty when the
 	// project has no memory yet (xml, text) or nothing fits the budget.
-	Text     string   `json:"text"`
-	Tokens   int      `json:"tokens"` // tokens.Estimate(Text)
-	Chars    int      `json:"chars"`  // len(Text) in bytes
-	Budget   int      `json:"budget"`
-	MaxChars int      `json:"max_chars"`
-	Empty    bool     `json:"empty"` // the project has no memory yet
-	Entries  []Entry  `json:"entries"`
-	Omitted  Omitted  `json:"omitted"`
+	Text     string  `json:"text"`
+	Tokens   int     `json:"tokens"` // tokens.Estimate(Text)
+	Chars    int     `json:"chars"`  // len(Text) in bytes
+	Budget   int     `json:"budget"`
+	MaxChars int     `json:"max_chars"`
+	Empty    bool    `json:"empty"` // the project has no memory yet
+	Entries  []Entry `json:"entries"`
+	Omitted  Omitted `json:"omitted"`
+	// Checked counts the candidates whose cited files were checked, Stale
+	// those marked stale and Gone those left out because their files went.
+	Checked  int      `json:"checked,omitempty"`
+	StaleN   int      `json:"stale,omitempty"`
+	GoneN    int      `json:"gone,omitempty"`
 	Weights  Weights  `json:"weights"`
 	HalfLife string   `json:"half_life"`
 	Keywords []string `json:"keywords,omitempty"`
@@ -80,6 +89,33 @@ type item struct {
 	obs   *memory.Observation
 	sum   *memory.Summary
 	entry Entry
+	// gated and given: the last gate has run on the item, and lets it
+	// through (given).
+	gated, given bool
+	stale        string // what moved in the files it cites; for a summary, the whole note
+	// For a summary: what moved in the files of the observations it
+	// quotes, and the retired observations it quotes.
+	moved, retired string
+}
+
+// pass runs the last gate on the way out once, when the item is about to
+// be chosen (not on every candidate: most are never shown): what the
+// instruction check holds back is left out, and counted as omitted; the
+// rest passes the privacy filter again; untrusted text is given in mem's
+// own words (internal/guard).
+func (it *item) pass() bool {
+	if it.gated {
+		return it.given
+	}
+	it.gated, it.given = true, true
+	switch {
+	case it.obs != nil:
+		it.given = guard.ForAgent(it.obs)
+		it.entry.Title = it.obs.Title
+	case it.sum != nil:
+		it.given = guard.SummaryForAgent(it.sum)
+	}
+	return it.given
 }
 
 // How much is read: enough candidates to fill any sensible budget, bounded
@@ -175,14 +211,6 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		return res, err
 	}
 	capped := totalObs >= countCap || totalSum >= countCap
-	// The last gate: what the instruction check holds back is left out,
-	// the rest passes the privacy filter again, untrusted text is given in
-	// mem's own words (internal/guard).
-	summaries = slices.DeleteFunc(summaries, func(s memory.Summary) bool { return !guard.SummaryForAgent(&s) })
-	recent, important = forAgent(recent), forAgent(important)
-	if req.Mode == ModeCompact {
-		current = forAgent(current)
-	}
 
 	// Keywords: the prompt, or what the current session asked and touched.
 	if req.Prompt != "" {
@@ -245,6 +273,26 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 			indexItems = append(indexItems, obsItem(&l[i], groupIndex, sc))
 		}
 	}
+	if rs, ok := src.(RetiredSource); ok && len(summaryItems) > 0 {
+		if err := markRetired(ctx, rs, summaryItems); err != nil {
+			return res, err
+		}
+	}
+	var cc *citeCheck
+	if req.Citations != nil {
+		// The best ranked first; then, after each fill, whatever the block
+		// shows that is not checked yet (what it cannot reach is never
+		// checked, so the cost stays with what the block shows).
+		cc = newCiteCheck(req.Citations, &res)
+		var err error
+		if currentItems, err = cc.top(ctx, currentItems, req.Budget/firstCheckTokens+1); err != nil {
+			return res, err
+		}
+		if indexItems, err = cc.top(ctx, indexItems, req.Budget/firstCheckTokens+1); err != nil {
+			return res, err
+		}
+	}
+	markSummaries(cc, summaryItems)
 	rank(indexItems)
 	var personalItems []*item
 	for i := range personal {
@@ -261,15 +309,6 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		return res, nil
 	}
 
-	var phases []phase
-	if len(personalItems) > 0 {
-		phases = append(phases, phase{personalItems, personalShare})
-	}
-	if req.Mode == ModeCompact {
-		phases = append(phases, phase{currentItems, 0.5}, phase{summaryItems, 0.7}, phase{indexItems, 1})
-	} else {
-		phases = append(phases, phase{summaryItems, 0.6}, phase{indexItems, 1})
-	}
 	// The current session's observations are counted in totalObs unless the
 	// session belongs to another project.
 	maxObs := totalObs + len(personal)
@@ -278,19 +317,41 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 			maxObs++
 		}
 	}
-	fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
-	return res, nil
-}
-
-// forAgent keeps the observations the gate lets through, as it gives them.
-func forAgent(l []memory.Observation) []memory.Observation {
-	out := l[:0]
-	for _, o := range l {
-		if guard.ForAgent(&o) {
-			out = append(out, o)
+	for round := 0; ; round++ {
+		var phases []phase
+		if len(personalItems) > 0 {
+			phases = append(phases, phase{personalItems, personalShare})
 		}
+		if req.Mode == ModeCompact {
+			phases = append(phases, phase{currentItems, 0.5}, phase{summaryItems, 0.7}, phase{indexItems, 1})
+		} else {
+			phases = append(phases, phase{summaryItems, 0.6}, phase{indexItems, 1})
+		}
+		fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
+		if cc == nil || round == maxCheckRounds {
+			return res, nil
+		}
+		shown := map[int64]bool{}
+		for _, e := range res.Entries {
+			if e.Kind == memory.KindObservation {
+				shown[e.ID] = true
+			}
+		}
+		var n1, n2 int
+		var err error
+		if currentItems, n1, err = cc.run(ctx, currentItems, func(_ int, it *item) bool { return shown[it.obs.ID] }); err != nil {
+			return res, err
+		}
+		if indexItems, n2, err = cc.run(ctx, indexItems, func(_ int, it *item) bool { return shown[it.obs.ID] }); err != nil {
+			return res, err
+		}
+		if n1+n2 == 0 {
+			return res, nil
+		}
+		rank(currentItems)
+		rank(indexItems)
+		markSummaries(cc, summaryItems)
 	}
-	return out
 }
 
 func obsItem(o *memory.Observation, group string, sc *scorer) *item {
@@ -369,6 +430,9 @@ func pick(r renderer, req Request, phases []phase, frame string) []chosen {
 			limit = req.Budget - avail + int(ph.share*float64(avail))
 		}
 		for _, it := range ph.items {
+			if !it.pass() {
+				continue
+			}
 			g := r.group(it)
 			extraTok, extraChars := 0, 0
 			if !open[g] {
@@ -453,4 +517,29 @@ func summaryDate(s *memory.Summary) time.Time {
 		return s.CoversUntil.UTC()
 	}
 	return s.CreatedAt.UTC()
+}
+
+// markRetired marks each summary that quotes an observation of its session
+// that a correction retired: "retired: #5 (see #6)".
+func markRetired(ctx context.Context, rs RetiredSource, summaries []*item) error {
+	ids := make([]string, len(summaries))
+	for i, it := range summaries {
+		ids[i] = it.sum.SessionID
+	}
+	retired, err := rs.RetiredObservations(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, it := range summaries {
+		var refs []string
+		for _, o := range retired {
+			if o.SessionID == it.sum.SessionID && it.sum.Quotes(o.Title) {
+				refs = append(refs, fmt.Sprintf("#%d (see #%d)", o.ID, o.SupersededBy))
+			}
+		}
+		if len(refs) > 0 {
+			it.retired = "retired: " + strings.Join(refs, ", ")
+		}
+	}
+	return nil
 }

@@ -98,11 +98,22 @@ func line(s string, visible bool) string {
 	return oneLine(clean(s))
 }
 
+// staleNote is what precedes the title of an item whose cited files moved:
+// "(stale: a.go changed) ".
+func staleNote(note string) string {
+	if note == "" {
+		return ""
+	}
+	return "(" + line(note, true) + ") "
+}
+
 func day(t interface{ Format(string) string }) string { return t.Format("2006-01-02") }
 
-// obsLine is an observation's index line: id, type, date, title (and detail).
-func obsLine(o *memory.Observation, title, detail string) string {
-	s := fmt.Sprintf("#%d %s %s %s", o.ID, o.Type, day(o.CreatedAt.UTC()), title)
+// obsLine is an observation's index line: id, type, date, what moved in
+// the files it cites, title (and detail).
+func obsLine(it *item, title, detail string) string {
+	o := it.obs
+	s := fmt.Sprintf("#%d %s %s %s%s", o.ID, o.Type, day(o.CreatedAt.UTC()), staleNote(it.stale), title)
 	if detail != "" {
 		s += " — " + detail
 	}
@@ -270,7 +281,11 @@ func (r xmlRenderer) versions(it *item) []version {
 		s := it.sum
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
-			fmt.Fprintf(&b, "<session ref=\"S%d\" date=\"%s\">\n", s.ID, day(summaryDate(s)))
+			fmt.Fprintf(&b, "<session ref=\"S%d\" date=\"%s\"", s.ID, day(summaryDate(s)))
+			if it.stale != "" {
+				fmt.Fprintf(&b, " note=\"%s\"", esc(it.stale))
+			}
+			b.WriteString(">\n")
 			for _, f := range fs {
 				fmt.Fprintf(&b, "<%s>%s</%s>\n", f.name, esc(f.text), f.name)
 			}
@@ -279,7 +294,7 @@ func (r xmlRenderer) versions(it *item) []version {
 		})
 	}
 	return obsVersions(it, false, func(title, detail string) string {
-		return esc(obsLine(it.obs, title, detail)) + "\n"
+		return esc(obsLine(it, title, detail)) + "\n"
 	})
 }
 
@@ -331,6 +346,9 @@ func (r textRenderer) versions(it *item) []version {
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
 			fmt.Fprintf(&b, "S%d %s", s.ID, day(summaryDate(s)))
+			if it.stale != "" {
+				b.WriteString(" " + strings.TrimSpace(staleNote(it.stale)))
+			}
 			for _, f := range fs {
 				fmt.Fprintf(&b, " %s: %s", f.label, line(f.text, true))
 			}
@@ -338,7 +356,7 @@ func (r textRenderer) versions(it *item) []version {
 			return b.String()
 		})
 	}
-	return obsVersions(it, true, func(title, detail string) string { return obsLine(it.obs, title, detail) + "\n" })
+	return obsVersions(it, true, func(title, detail string) string { return obsLine(it, title, detail) + "\n" })
 }
 
 func (textRenderer) empty(string) string { return "" }
@@ -458,6 +476,9 @@ func (r prettyRenderer) versions(it *item) []version {
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
 			b.WriteString(r.indent() + r.paint(ansiYel, fmt.Sprintf("%-6s", fmt.Sprintf("S%d", s.ID))) + " " + r.paint(ansiDim, day(summaryDate(s))))
+			if it.stale != "" {
+				b.WriteString(" " + r.paint(ansiDim, strings.TrimSpace(staleNote(it.stale))))
+			}
 			for i, f := range fs {
 				sep := " · "
 				if i == 0 {
@@ -472,7 +493,7 @@ func (r prettyRenderer) versions(it *item) []version {
 	o := it.obs
 	return obsVersions(it, true, func(title, detail string) string {
 		s := r.indent() + r.paint(ansiYel, fmt.Sprintf("%-6s", fmt.Sprintf("#%d", o.ID))) + " " + r.paint(ansiDim, day(o.CreatedAt.UTC())) +
-			"  " + string(o.Type) + "  " + title
+			"  " + string(o.Type) + "  " + r.paint(ansiDim, staleNote(it.stale)) + title
 		if detail != "" {
 			s += " — " + detail
 		}

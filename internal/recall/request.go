@@ -34,6 +34,13 @@ type Source interface {
 	CountSummariesUpTo(ctx context.Context, project, excludeSession string, limit int) (int, error)
 }
 
+// RetiredSource is what a Source may also do: list the observations of the
+// given sessions that a correction retired (SupersededBy set), so that a
+// summary quoting one is marked. *store.DB satisfies it.
+type RetiredSource interface {
+	RetiredObservations(ctx context.Context, sessionIDs []string) ([]memory.Observation, error)
+}
+
 // Mode says what the block is for.
 type Mode string
 
@@ -125,6 +132,16 @@ type Request struct {
 	// Color and Boxes style the pretty format (set them on a terminal).
 	Color bool
 	Boxes bool
+	// Citations, when set, checks the files candidates cite against the
+	// work tree: gone ones are left out, changed ones marked stale and
+	// ranked lower.
+	Citations Checker
+}
+
+// Checker tells how the files observations cite stand against the work
+// tree now (*cite.Checker).
+type Checker interface {
+	Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error)
 }
 
 // Weights are the weights of the relevance factors.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/fsafe"
@@ -149,7 +150,8 @@ func (e *Engine) sources() (triggers.Config, error) {
 
 // triggers returns the context sources over tx.
 func (e *Engine) triggers(tx *store.DB, c triggers.Config) *triggers.Engine {
-	return &triggers.Engine{Pending: tx, Files: tx, Search: search.Over(tx), Config: c, Now: e.now}
+	return &triggers.Engine{Pending: tx, Files: tx, Search: search.Over(tx), Prompts: tx, Citations: &cite.Checker{Store: tx, Keep: true},
+		Config: c, Now: e.now}
 }
 
 // maxKeywordFile bounds a keyword file.

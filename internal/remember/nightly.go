@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhq/mem/internal/retain"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/summarize"
 )
@@ -22,6 +23,9 @@ type Nightly struct {
 	Limit     int
 	DryRun    bool
 	Progress  func(summarize.Event) // may be nil
+	// Retain: after the summaries, forget what retention lets go and fold
+	// near-duplicates (retain.Run; a dry run only reports); nil: not run.
+	Retain retain.Policy
 	// Maintain: then drop stale pending context, merge the full-text
 	// indexes and truncate the WAL (not in a dry run).
 	Maintain bool
@@ -30,6 +34,7 @@ type Nightly struct {
 // NightlyReport is what a nightly run did.
 type NightlyReport struct {
 	Summaries   *summarize.Report     // nil without Pending
+	Retention   *retain.Report        // nil without Retain
 	Maintenance *store.MaintainReport // nil without maintenance
 }
 
@@ -49,6 +54,13 @@ func (e *Engine) Nightly(ctx context.Context, db *store.DB, n Nightly) (NightlyR
 			return out, err
 		}
 	}
+	if n.Retain != nil {
+		ret, err := retain.Run(ctx, db, n.Retain, e.now(), n.DryRun)
+		out.Retention = &ret
+		if err != nil {
+			return out, err
+		}
+	}
 	if n.Maintain && !n.DryRun {
 		m, err := db.Maintain(ctx, e.now().Add(-MaintainAfter))
 		if err != nil {
@@ -59,8 +71,14 @@ func (e *Engine) Nightly(ctx context.Context, db *store.DB, n Nightly) (NightlyR
 	return out, nil
 }
 
-// summarizeQueue adapts the store to the job's Queue.
+// summarizeQueue adapts the store to the job's Queue: each session's
+// summary is read from one snapshot and stored in one write
+// (SummarizeSession).
 type summarizeQueue struct{ *store.DB }
+
+func (q summarizeQueue) Summarize(ctx context.Context, id string, opts summarize.Options) (summarize.Result, error) {
+	return SummarizeSession(ctx, q.DB, id, opts, false)
+}
 
 func (q summarizeQueue) Pending(ctx context.Context, idleBefore time.Time, upgrade bool, limit int) ([]summarize.Pending, error) {
 	ps, err := q.PendingSessions(ctx, store.PendingQuery{IdleBefore: idleBefore, Upgrade: upgrade, Limit: limit})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
@@ -19,12 +20,24 @@ func (e *Engine) Inject(ctx context.Context, db *store.DB, req recall.Request) (
 // Recall builds the recall block req asks for with set from one snapshot
 // of the database: what the MCP server and the viewer show, for callers
 // that hold recall settings rather than the whole configuration.
+// The files its observations cite are checked against the work tree
+// (cite), in the same snapshot.
 func Recall(ctx context.Context, db *store.DB, req recall.Request, set recall.Settings) (res recall.Result, err error) {
+	res, _, err = recallChecked(ctx, db, req, set)
+	return res, err
+}
+
+// recallChecked is Recall, returning as well the checker, which holds what
+// the check learnt.
+func recallChecked(ctx context.Context, db *store.DB, req recall.Request, set recall.Settings) (res recall.Result, ck *cite.Checker, err error) {
+	ck = &cite.Checker{}
 	err = db.Read(ctx, func(rx *store.DB) error {
+		ck.Store = rx
+		req.Citations = ck
 		res, err = recall.Build(ctx, rx, req, set)
 		return err
 	})
-	return res, err
+	return res, ck, err
 }
 
 // Block renders a session's recall block as the hook gives it: the
@@ -34,10 +47,15 @@ func (e *Engine) Block(ctx context.Context, db *store.DB, s memory.Session, comp
 	if compact {
 		m = recall.ModeCompact
 	}
-	res, err := e.Inject(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
-		Format: recall.FormatXML, AgentType: s.AgentType})
+	res, ck, err := recallChecked(ctx, db, recall.Request{Project: s.Project, SessionID: s.ID, Mode: m,
+		Format: recall.FormatXML, AgentType: s.AgentType}, e.recall)
 	if err != nil {
 		return "", err
+	}
+	// What the check learnt is kept, so that the next block only stats
+	// the files; a busy database only makes the next check hash again.
+	if learnt := ck.Learnt(); len(learnt) > 0 {
+		_ = db.Write(ctx, func(tx *store.DB) error { return tx.UpdateCitations(ctx, learnt) })
 	}
 	return res.Text, nil
 }
@@ -50,4 +68,33 @@ func (e *Engine) Summarize(ctx context.Context, db *store.DB, sessionID string, 
 		_, err := summarize.Session(ctx, tx, sessionID, summarize.Options{Now: func() time.Time { return at }})
 		return err
 	})
+}
+
+// SummarizeSession writes the summary of a session now (`mem summarize
+// --session`): what it recorded is read from one snapshot, the summarizer
+// (which may run a model command for a while) works outside any
+// transaction, and the summary is stored in one write transaction; with
+// dryRun nothing is stored. A session that recorded nothing is left alone
+// (Result.Skipped); an unknown one is an error wrapping memory.ErrNotFound.
+func SummarizeSession(ctx context.Context, db *store.DB, id string, opts summarize.Options, dryRun bool) (summarize.Result, error) {
+	var in summarize.Input
+	err := db.Read(ctx, func(rx *store.DB) (err error) {
+		in, err = summarize.Load(ctx, rx, id)
+		return err
+	})
+	if err != nil {
+		return summarize.Result{}, err
+	}
+	if in.Empty() {
+		return summarize.Result{Skipped: summarize.NothingRecorded}, nil
+	}
+	res, err := summarize.Build(ctx, in, opts)
+	if err != nil || dryRun {
+		return res, err
+	}
+	err = db.Write(ctx, func(tx *store.DB) (err error) {
+		res.Summary, err = tx.PutSummary(ctx, res.Summary)
+		return err
+	})
+	return res, err
 }

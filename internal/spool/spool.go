@@ -106,8 +106,10 @@ func (d Dir) ensure() error {
 }
 
 // List returns the records in arrival order. A missing folder holds none.
-// Temporary files of writes killed long ago are removed on the way.
+// Records held by processes that ended join the queue first (Hold), and
+// temporary files of writes killed long ago are removed on the way.
 func (d Dir) List() ([]Entry, error) {
+	_ = d.adopt() // one that cannot be queued now is tried again next time
 	names, err := d.names()
 	if err != nil {
 		return nil, err
@@ -117,10 +119,7 @@ func (d Dir) List() ([]Entry, error) {
 		switch {
 		case n == lockName:
 		case strings.HasPrefix(n, "."):
-			p := filepath.Join(d.path, n)
-			if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) > staleTemp {
-				_ = fsafe.Remove(p)
-			}
+			removeStale(filepath.Join(d.path, n))
 		case strings.HasSuffix(n, ext):
 			out = append(out, Entry{ID: strings.TrimSuffix(n, ext), path: filepath.Join(d.path, n)})
 		}
@@ -128,8 +127,17 @@ func (d Dir) List() ([]Entry, error) {
 	return out, nil
 }
 
-// Len returns how many records wait, and how many were set aside.
+// removeStale removes a temporary file left by a write killed long ago.
+func removeStale(p string) {
+	if fi, err := os.Lstat(p); err == nil && time.Since(fi.ModTime()) > staleTemp {
+		_ = fsafe.Remove(p)
+	}
+}
+
+// Len returns how many records wait, and how many were set aside. Records
+// held by processes that ended join the queue first, and count.
 func (d Dir) Len() (waiting, failed int, err error) {
+	_ = d.adopt()
 	names, err := d.names()
 	for _, n := range names {
 		switch {
@@ -209,48 +217,15 @@ func (d Dir) Purge(match func(data []byte) bool) (int, error) {
 		deadline = time.Now().Add(purgeWait)
 	)
 	for {
-		names, err := d.names()
-		if err != nil {
-			return gone, err
-		}
 		pending := false
 		errs = errs[:0]
-		for _, n := range names {
-			temp := isTemp(n)
-			if !temp && (strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ext) && !strings.HasSuffix(n, setAside)) {
-				continue
-			}
-			p := filepath.Join(d.path, n)
-			data, err := fsafe.ReadFile(p, MaxRecord)
-			if errors.Is(err, fs.ErrNotExist) {
-				pending = pending || temp // renamed into place meanwhile: look again
-				continue
-			}
-			if err == nil && temp && len(data) == 0 {
-				if fi, serr := os.Lstat(p); serr == nil && time.Since(fi.ModTime()) < staleTemp {
-					pending = true // created, not written yet
-				}
-				continue
-			}
-			hit := err == nil && match(data)
-			if hit && temp {
-				// Take it from its writer first: once renamed here, the
-				// writer's rename into the queue fails.
-				if rerr := os.Rename(p, p+".forget"); errors.Is(rerr, fs.ErrNotExist) {
-					pending = true // it reached the queue meanwhile
-					continue
-				} else if rerr != nil {
-					err = rerr
-				}
-				p += ".forget"
-			}
-			if hit && err == nil {
-				if err = fsafe.Shred(p); err == nil {
-					gone++
-				}
-			}
+		// Held records first: one queued meanwhile is then met in the queue.
+		for _, dir := range []Dir{d.live(), d} {
+			n, p, err := dir.purge(match)
+			gone += n
+			pending = pending || p
 			if err != nil {
-				errs = append(errs, fmt.Errorf("spooled record %s: %w", n, err))
+				errs = append(errs, err)
 			}
 		}
 		if !pending || time.Now().After(deadline) {
@@ -258,4 +233,53 @@ func (d Dir) Purge(match func(data []byte) bool) (int, error) {
 		}
 		time.Sleep(2 * time.Millisecond) // a Put is between two system calls
 	}
+}
+
+// purge is one pass of Purge over one folder: it returns how many records
+// went, and whether one being written must be looked at again.
+func (d Dir) purge(match func(data []byte) bool) (gone int, pending bool, _ error) {
+	names, err := d.names()
+	if err != nil {
+		return 0, false, err
+	}
+	var errs []error
+	for _, n := range names {
+		temp := isTemp(n)
+		if !temp && (strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ext) && !strings.HasSuffix(n, setAside)) {
+			continue
+		}
+		p := filepath.Join(d.path, n)
+		data, err := fsafe.ReadFile(p, MaxRecord)
+		if errors.Is(err, fs.ErrNotExist) {
+			pending = pending || temp // renamed into place meanwhile: look again
+			continue
+		}
+		if err == nil && temp && len(data) == 0 {
+			if fi, serr := os.Lstat(p); serr == nil && time.Since(fi.ModTime()) < staleTemp {
+				pending = true // created, not written yet
+			}
+			continue
+		}
+		hit := err == nil && match(data)
+		if hit && temp {
+			// Take it from its writer first: once renamed here, the
+			// writer's rename into the queue fails.
+			if rerr := os.Rename(p, p+".forget"); errors.Is(rerr, fs.ErrNotExist) {
+				pending = true // it reached the queue meanwhile
+				continue
+			} else if rerr != nil {
+				err = rerr
+			}
+			p += ".forget"
+		}
+		if hit && err == nil {
+			if err = fsafe.Shred(p); err == nil {
+				gone++
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("spooled record %s: %w", n, err))
+		}
+	}
+	return gone, pending, errors.Join(errs...)
 }

@@ -1,7 +1,9 @@
 package spool
 
 import (
+	"bufio"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -166,5 +168,130 @@ func TestPurgeWaitsForARecordBeingWritten(t *testing.T) {
 	}
 	if names, _ := d.names(); len(names) != 0 {
 		t.Fatalf("left %v", names)
+	}
+}
+
+func TestHeldRecordStaysOutOfTheQueueUntilLetGo(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	base := time.Unix(1_700_000_000, 0)
+	first, second, third := NewID(base), NewID(base.Add(time.Second)), NewID(base.Add(2*time.Second))
+	h1, err := d.Hold(first, []byte("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Put(second, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	h3, err := d.Hold(third, []byte("three"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := d.Len(); n != 1 {
+		t.Fatalf("%d waiting while two are held, want 1 (the one Put)", n)
+	}
+	if err := h3.Done(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h3.Queue(); err != nil { // after Done: nothing left to queue
+		t.Fatal(err)
+	}
+	if err := h1.Queue(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h1.Done(); err != nil { // after Queue: it stays queued
+		t.Fatal(err)
+	}
+	got, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.ID)
+	}
+	if !slices.Equal(ids, []string{first, second}) {
+		t.Fatalf("queue %v, want %v", ids, []string{first, second})
+	}
+	if b, err := d.Read(got[0]); err != nil || string(b) != "one" {
+		t.Fatalf("queued held record reads %q, %v", b, err)
+	}
+}
+
+// A process killed while it holds a record (the editor's kill at its
+// timeout) leaves it to the queue, in its arrival order.
+func TestHeldRecordOfAKilledProcessIsQueued(t *testing.T) {
+	if os.Getenv("SPOOL_HOLD_DB") != "" {
+		d := Beside(os.Getenv("SPOOL_HOLD_DB"))
+		if _, err := d.Hold(os.Getenv("SPOOL_HOLD_ID"), []byte("held")); err != nil {
+			os.Stdout.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Stdout.WriteString("held\n")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	db := filepath.Join(t.TempDir(), "mem.db")
+	d := Beside(db)
+	base := time.Unix(1_700_000_000, 0)
+	held, later := NewID(base), NewID(base.Add(time.Second))
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestHeldRecordOfAKilledProcessIsQueued$")
+	cmd.Env = append(os.Environ(), "SPOOL_HOLD_DB="+db, "SPOOL_HOLD_ID="+held)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "held\n" {
+		t.Fatalf("child said %q", line)
+	}
+	if err := d.Put(later, []byte("later")); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := d.Len(); n != 1 {
+		t.Fatalf("%d waiting while a live process holds one, want 1", n)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	got, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != held || got[1].ID != later {
+		t.Fatalf("after the kill the queue is %v, want %s then %s", got, held, later)
+	}
+	if b, err := d.Read(got[0]); err != nil || string(b) != "held" {
+		t.Fatalf("the killed process's record reads %q, %v", b, err)
+	}
+}
+
+// A process killed between writing its held record and naming it leaves a
+// temporary file: the record in it is queued, not lost.
+func TestHeldTemporaryFileOfAnEndedProcessIsQueued(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	if _, err := d.Hold(NewID(time.Now()), []byte("{}")); err != nil { // creates the folders
+		t.Fatal(err)
+	}
+	id := NewID(time.Unix(1_700_000_000, 0))
+	live := filepath.Join(d.Path(), "live")
+	if err := os.WriteFile(filepath.Join(live, "."+id+".json.123"), []byte(`{"v":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(live, "."+NewID(time.Now())+".json.456")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != id {
+		t.Fatalf("queue %v, want the record of the temporary file, %s", got, id)
+	}
+	if _, err := os.Stat(empty); err != nil {
+		t.Fatalf("an empty temporary file (a Hold not yet locked) must stay: %v", err)
 	}
 }

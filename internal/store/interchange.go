@@ -79,6 +79,14 @@ func (db *DB) ImportStream(ctx context.Context, next func() ([]memory.Record, er
 	if err != nil {
 		return ImportResult{}, fmt.Errorf("importing: %w", err)
 	}
+	if db.outer == nil && len(res.Added) > 0 {
+		// The import left the full-text indexes in many segments: merged
+		// now, where a person waits for the import, not by the next hook
+		// that writes (FTS5 merges a level in one go once it holds
+		// crisismerge segments). The import is done either way; the
+		// nightly job merges again.
+		_, _ = db.OptimizeFTS(ctx)
+	}
 	return res, nil
 }
 

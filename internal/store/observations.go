@@ -42,6 +42,14 @@ func (db *DB) AddObservation(ctx context.Context, o memory.Observation) (Added, 
 		if err != nil {
 			return err
 		}
+		if err := insertCitations(ctx, tx, out.ID, o.Citations); err != nil {
+			return err
+		}
+		if o.Supersedes > 0 {
+			if err := supersede(ctx, tx, o.Supersedes, out.ID, o.Project); err != nil {
+				return err
+			}
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?`,
 			toMillis(o.CreatedAt), o.SessionID)
 		return err
@@ -228,7 +236,7 @@ func (db *DB) ObservationsForFile(ctx context.Context, project, path string, lim
 	// against 0.05 ms, and it is on the path of every prompt hook.
 	err := db.q().SelectContext(ctx, &rows, `SELECT `+prefixCols("o", observationCols)+`
 		FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
-		WHERE f.path = ? AND o.project = ?
+		WHERE f.path = ? AND o.project = ? AND o.superseded_by IS NULL
 		GROUP BY f.observation_id ORDER BY f.observation_id DESC LIMIT ?`, path, project, limitOr(limit, 20))
 	if err != nil {
 		return nil, fmt.Errorf("reading observations of %s: %w", path, mapErr(err))

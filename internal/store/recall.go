@@ -15,24 +15,27 @@ import (
 // given types: rare types must not turn it into a scan of the project.
 const typeWindow = 1000
 
-// briefCols are the columns of an observation an index line and its
-// relevance need: everything but narrative and facts, which can be long.
+// briefCols are the columns of an observation an index line, its relevance
+// and the last gate on the way out need: everything but narrative and facts,
+// which can be long, and the provenance and review details the gate does
+// not read.
 const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS narrative, '[]' AS facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at, ` + provenanceCols
+	token_count, created_at, superseded_by, occurrences, origin, '' AS origin_agent, origin_event, '' AS origin_member,
+	untrusted, flag, '' AS flag_span, released`
 
 // RecentBriefs returns a project's newest observations, newest first,
 // without their narrative and facts. With types, only those types among the
 // project's typeWindow newest observations.
 func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
-	q := `SELECT ` + briefCols + ` FROM observations WHERE project = ?
+	q := `SELECT ` + briefCols + ` FROM observations WHERE project = ? AND superseded_by IS NULL
 		ORDER BY created_at DESC, id DESC LIMIT ?`
 	args := []any{project, limitOr(limit, 100)}
 	if len(types) > 0 {
 		q = `SELECT ` + briefCols + ` FROM observations WHERE id IN (
-			SELECT id FROM (SELECT id, type, created_at FROM observations WHERE project = ?
+			SELECT id FROM (SELECT id, type, created_at, superseded_by FROM observations WHERE project = ?
 				ORDER BY created_at DESC, id DESC LIMIT ?)
-			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `)
+			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `) AND superseded_by IS NULL
 			ORDER BY created_at DESC, id DESC LIMIT ?)
 		ORDER BY created_at DESC, id DESC`
 		args = []any{project, typeWindow}
@@ -56,7 +59,7 @@ func (db *DB) CountObservationsUpTo(ctx context.Context, project string, limit i
 // SessionObservations returns a session's newest observations, newest first.
 func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit int) ([]memory.Observation, error) {
 	return db.selectObservations(ctx, "reading observations of session "+sessionID,
-		`SELECT `+observationCols+` FROM observations WHERE session_id = ?
+		`SELECT `+observationCols+` FROM observations WHERE session_id = ? AND superseded_by IS NULL
 		ORDER BY created_at DESC, id DESC LIMIT ?`, sessionID, limitOr(limit, 100))
 }
 
@@ -74,7 +77,7 @@ func (db *DB) selectObservations(ctx context.Context, what, q string, args ...an
 		var r observationRow
 		if err := rows.Scan(append([]any{&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
 			&r.Narrative, &r.Facts, &r.Concepts, &r.FilesRead, &r.FilesModified, &r.AgentType, &r.ToolName,
-			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt}, r.dests()...)...); err != nil {
+			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt, &r.SupersededBy, &r.Occurrences}, r.dests()...)...); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, mapErr(err))
 		}
 		out = append(out, r.observation())

@@ -117,6 +117,8 @@ type observationRow struct {
 	ContentHash   string `db:"content_hash"`
 	TokenCount    int    `db:"token_count"`
 	CreatedAt     int64  `db:"created_at"`
+	SupersededBy  *int64 `db:"superseded_by"`
+	Occurrences   int    `db:"occurrences"`
 	provenanceRow
 }
 
@@ -158,7 +160,7 @@ func provenanceArgs(p memory.Provenance, r memory.Review) []any {
 
 const observationCols = `id, uuid, session_id, project, type, title, subtitle, narrative, facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at, ` + provenanceCols
+	token_count, created_at, superseded_by, occurrences, ` + provenanceCols
 
 func (r observationRow) observation() memory.Observation {
 	o := memory.Observation{
@@ -167,10 +169,18 @@ func (r observationRow) observation() memory.Observation {
 		Concepts: decodeList(r.Concepts), FilesRead: decodeList(r.FilesRead),
 		FilesModified: decodeList(r.FilesModified), AgentType: r.AgentType, ToolName: r.ToolName,
 		PromptNumber: r.PromptNumber, ContentHash: r.ContentHash, TokenCount: r.TokenCount,
-		CreatedAt: fromMillis(r.CreatedAt),
+		CreatedAt: fromMillis(r.CreatedAt), SupersededBy: deref(r.SupersededBy),
+		Merged: r.Occurrences - 1,
 	}
 	o.Provenance, o.Review = r.provenance()
 	return o
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 type summaryRow struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -131,6 +132,62 @@ type MaintainReport struct {
 	Skipped []string `json:"skipped,omitempty"`
 }
 
+// OptimizeFTS merges each full-text index into one segment above the level
+// the segments of later writes go to, each in a transaction of its own, and
+// returns how many it merged. Hooks do no merging of their own (migration
+// 00010 turns FTS5's automerge off): the writes of a day fill the lowest
+// levels with small segments, which FTS5 merges only among themselves, 16
+// at a time, and this puts the day's work, and an import's, back into the
+// one large segment, where no editor waits (the nightly job, imports).
+func (db *DB) OptimizeFTS(ctx context.Context) (int, error) {
+	for i, t := range ftsTables {
+		if err := db.optimizeFTS(ctx, t); err != nil {
+			return i, fmt.Errorf("optimizing %s: %w", t, err)
+		}
+	}
+	return len(ftsTables), nil
+}
+
+// optimizeFTS merges the full-text index t into one segment, in a
+// transaction of its own.
+func (db *DB) optimizeFTS(ctx context.Context, t string) error {
+	return db.tx(ctx, func(tx *sqlx.Tx) error {
+		var segs int
+		if err := tx.GetContext(ctx, &segs, `SELECT count(DISTINCT segid) FROM `+t+`_idx`); err != nil {
+			return err
+		}
+		if segs == 1 {
+			// A lone segment (a bulk import's, or the last merge's) may sit
+			// on the lowest level, where the next small write's crisis
+			// merge would take it in, and optimize leaves a lone segment
+			// where it is: index one row again, so optimize has two
+			// segments to merge a level up.
+			if err := reindexLast(ctx, tx, t); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`)
+		return err
+	})
+}
+
+// reindexLast deletes the newest row of the external-content index t (over
+// the table named without the _fts suffix, rowid id) and indexes it again.
+func reindexLast(ctx context.Context, tx *sqlx.Tx, t string) error {
+	var cols []string
+	if err := tx.SelectContext(ctx, &cols, `SELECT name FROM pragma_table_info(?)`, t); err != nil {
+		return err
+	}
+	list := strings.Join(cols, ", ")
+	content := strings.TrimSuffix(t, "_fts")
+	last := ` FROM ` + content + ` WHERE id = (SELECT max(id) FROM ` + content + `)`
+	if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`, rowid, `+list+`) SELECT 'delete', id, `+list+last); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (rowid, `+list+`) SELECT id, `+list+last)
+	return err
+}
+
 // Maintain tidies the database: it drops the pending context of sessions
 // that ended before endedBefore (and of sessions that no longer exist),
 // merges the FTS5 indexes, lets SQLite refresh its query statistics and
@@ -164,11 +221,8 @@ func (db *DB) Maintain(ctx context.Context, endedBefore time.Time) (MaintainRepo
 	if err := step("dropping old pending context", err); err != nil {
 		return r, err
 	}
-	for _, t := range []string{"observations_fts", "summaries_fts", "prompts_fts"} {
-		err := db.tx(ctx, func(tx *sqlx.Tx) error {
-			_, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`) VALUES ('optimize')`)
-			return err
-		})
+	for _, t := range ftsTables {
+		err := db.optimizeFTS(ctx, t)
 		if err == nil {
 			r.FTSOptimized++
 		}

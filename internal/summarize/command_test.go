@@ -23,6 +23,11 @@ type fakeStore struct {
 	putErr    error
 }
 
+// Summarize summarizes a session of the fake as Session does.
+func (f *fakeStore) Summarize(ctx context.Context, id string, opts Options) (Result, error) {
+	return Session(ctx, f, id, opts)
+}
+
 func newFakeStore(inputs ...Input) *fakeStore {
 	f := &fakeStore{sessions: map[string]Input{}, summaries: map[string]memory.Summary{}}
 	for _, in := range inputs {

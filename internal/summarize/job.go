@@ -28,7 +28,8 @@ type Pending struct {
 
 // Queue is what the job needs from the store.
 type Queue interface {
-	Source
+	// Summarize writes the summary of a session now, as Session does.
+	Summarize(ctx context.Context, sessionID string, opts Options) (Result, error)
 	// Pending lists the sessions to summarize, oldest activity first.
 	Pending(ctx context.Context, idleBefore time.Time, upgrade bool, limit int) ([]Pending, error)
 	// AcquireLease takes the named lease for holder (or renews it) when it is
@@ -140,7 +141,7 @@ func (j Job) Run(ctx context.Context) (Report, error) {
 			}
 			renewed = t
 		}
-		res, err := Session(ctx, j.Queue, p.ID, j.Options)
+		res, err := j.Queue.Summarize(ctx, p.ID, j.Options)
 		switch {
 		case errors.Is(err, memory.ErrNotFound):
 			// Deleted since it was listed.

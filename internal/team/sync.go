@@ -36,6 +36,9 @@ type Options struct {
 	// ShareMachine sends the host name (in the origin) and the sessions'
 	// working folders; without it, neither leaves the machine.
 	ShareMachine bool
+	// Review is what a pull holds for mem review (Review*; "" is
+	// ReviewFlagged).
+	Review string
 }
 
 // ProjectResult is what a sync did for one project; Error says why it
@@ -508,9 +511,43 @@ func fetchPage(ctx context.Context, c *client, o Options, origin, project string
 			in.Problem = fmt.Sprintf("filed under key %s but holds %q", in.Key, d.rec.Key())
 		default:
 			in.Record = d.rec
+			hold(in, o.Review)
 		}
 	}
 	return pg, nil
+}
+
+// [sync] review: what a pull holds for a person's review (mem review).
+const (
+	ReviewOff     = "off"     // what the instruction check flags is set aside (quarantined), never stored
+	ReviewFlagged = "flagged" // what the check flags is stored held back, until released
+	ReviewAll     = "all"     // every pulled observation and summary is held until released
+)
+
+// ValidReview reports whether v is a [sync] review value.
+func ValidReview(v string) bool {
+	return v == "" || v == ReviewOff || v == ReviewFlagged || v == ReviewAll
+}
+
+// hold applies [sync] review to a decoded pulled record, which the import
+// checks have flagged already where its text is instruction-shaped.
+func hold(in *store.Incoming, mode string) {
+	var r *memory.Review
+	switch {
+	case in.Record.Observation != nil:
+		r = &in.Record.Observation.Review
+	case in.Record.Summary != nil:
+		r = &in.Record.Summary.Review
+	default:
+		return
+	}
+	switch {
+	case mode == ReviewOff && r.Flag != "":
+		in.Problem = "flagged by the instruction check (" + r.Flag + "), set aside: sync.review is off"
+		in.Record = memory.Record{}
+	case mode == ReviewAll && r.Flag == "":
+		*r = memory.Review{Flag: "team-review", Span: "pulled from " + in.Origin}
+	}
 }
 
 // pageAnswer bounds the answer to a page of n rows: pageBytes of text

@@ -51,9 +51,20 @@ type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 }
 
+// SessionPrompts gives a session's prompts; the store satisfies it.
+type SessionPrompts interface {
+	Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error)
+}
+
 // Searcher searches memory, ranked by r; search.Over gives one of a store.
 type Searcher interface {
 	Search(ctx context.Context, q search.Query, r search.Ranking) ([]search.Hit, error)
+}
+
+// Checker tells how the files observations cite stand against the work
+// tree now (*cite.Checker).
+type Checker interface {
+	Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error)
 }
 
 // Keyword is a keyword-detector pair: a prompt containing Word (as a whole
@@ -83,8 +94,15 @@ type Engine struct {
 	Pending Pending
 	Files   FileMemory // may be nil: no file-activity or path lookups
 	Search  Searcher   // may be nil: no searches for symbols and questions
-	Config  Config
-	Now     func() time.Time
+	// Prompts may be nil: a touched file's history then comes newest first
+	// only, not first the sessions its prompt is about.
+	Prompts SessionPrompts
+	// Citations may be nil: then cited files are not checked. When set, an
+	// observation whose cited files are gone is not given, and one whose
+	// files changed is given marked stale, ranked lower.
+	Citations Checker
+	Config    Config
+	Now       func() time.Time
 }
 
 // Session says whose event it is.
@@ -191,6 +209,9 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	}
 	cands, err := e.lookup(ctx, s, all, len(current))
 	if err != nil {
+		return err
+	}
+	if cands, err = e.standing(ctx, cands); err != nil {
 		return err
 	}
 	best := map[int64]candidate{}
@@ -457,37 +478,140 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 	return rep, errors.Join(errs...)
 }
 
-// maxFileObservations bounds what one file event registers.
-const maxFileObservations = 3
+// A file event brings the file's history the way `git log -- FILE` shows
+// it, one entry (an observation of the file) for each of maxFileSessions
+// earlier sessions that touched it (ten: on the tuning repositories of
+// scripts/eval code, five and eight found fewer of the commits a fix fixes at
+// the same tokens, each entry shorter), among the file's fileHistoryScan
+// newest observations: first those the session's prompt is about (the
+// weights of its words they contain, aboutPrompt), then the newest; each
+// entry cut to fileEntryTokens.
+const (
+	maxFileSessions = 10
+	fileHistoryScan = 100
+	fileEntryTokens = 40
+)
 
 func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edited bool, rep *Report) error {
 	prio := memory.PriorityNormal
 	if edited {
 		prio = memory.PriorityHigh
 	}
-	seen := map[int64]bool{}
-	n := 0
+	var obs []memory.Observation
 	for _, p := range pathForms(s.Root, path) {
-		obs, err := e.Files.ObservationsForFile(ctx, s.Project, p, maxFileObservations)
+		o, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
 		if err != nil {
 			return err
 		}
-		for _, o := range obs {
-			if seen[o.ID] || n >= maxFileObservations || o.SessionID == s.ID || !guard.ForAgent(&o) {
-				continue
-			}
-			seen[o.ID] = true
-			n++
-			ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, maxObservationTokens), prio)
-			if err != nil {
-				return err
-			}
-			if ok {
-				rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
-			}
+		obs = append(obs, o...)
+	}
+	// Retired observations and those whose cited files are gone are left
+	// out; those whose files changed rank lower, marked stale.
+	cands := make([]candidate, len(obs))
+	for i, o := range obs {
+		cands[i] = candidate{obs: o, relevance: 1}
+	}
+	cands, err := e.standing(ctx, cands)
+	if err != nil {
+		return err
+	}
+	obs = obs[:0]
+	relevance := make(map[int64]float64, len(cands))
+	for _, c := range cands {
+		obs = append(obs, c.obs)
+		relevance[c.obs.ID] = c.relevance
+	}
+	score, err := e.aboutPrompt(ctx, s, obs)
+	if err != nil {
+		return err
+	}
+	rank := func(o memory.Observation) float64 { return (1 + score[o.ID]) * relevance[o.ID] }
+	sort.SliceStable(obs, func(i, j int) bool {
+		if ri, rj := rank(obs[i]), rank(obs[j]); ri != rj {
+			return ri > rj
+		}
+		return obs[i].ID > obs[j].ID
+	})
+	sessions := map[string]bool{s.ID: true}
+	for _, o := range obs {
+		if sessions[o.SessionID] || len(sessions) > maxFileSessions || !guard.ForAgent(&o) {
+			continue
+		}
+		sessions[o.SessionID] = true
+		ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, fileEntryTokens), prio)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
 		}
 	}
 	return nil
+}
+
+// aboutPrompt scores observations by the session's latest prompt: the
+// summed weights (TermWeights over the observations) of the prompt's terms
+// each contains. No prompt, no scores.
+func (e *Engine) aboutPrompt(ctx context.Context, s Session, obs []memory.Observation) (map[int64]float64, error) {
+	if e.Prompts == nil || len(obs) == 0 {
+		return nil, nil
+	}
+	ps, err := e.Prompts.Prompts(ctx, s.ID)
+	if err != nil || len(ps) == 0 {
+		return nil, err
+	}
+	words := make([]string, len(obs))
+	for i, o := range obs {
+		words[i] = observationWords(o)
+	}
+	weights := TermWeights(queryTerms(ps[len(ps)-1].Text), words)
+	score := make(map[int64]float64, len(obs))
+	for i, o := range obs {
+		for t, w := range weights {
+			if strings.Contains(words[i], t) {
+				score[o.ID] += w
+			}
+		}
+	}
+	return score, nil
+}
+
+// staleFactor scales the relevance of an observation whose cited files
+// changed since it was recorded.
+const staleFactor = 0.5
+
+// standing leaves out retired observations and those whose cited files are
+// all gone, and marks (and ranks lower) those whose files changed.
+func (e *Engine) standing(ctx context.Context, cands []candidate) ([]candidate, error) {
+	out := cands[:0]
+	for _, c := range cands {
+		if c.obs.SupersededBy == 0 {
+			out = append(out, c)
+		}
+	}
+	if e.Citations == nil || len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, len(out))
+	for i, c := range out {
+		ids[i] = c.obs.ID
+	}
+	st, err := e.Citations.Check(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("checking cited files: %w", err)
+	}
+	kept := out[:0]
+	for _, c := range out {
+		if s, ok := st[c.obs.ID]; ok && s.Stale {
+			if s.Gone {
+				continue
+			}
+			c.obs.Standing = &s
+			c.relevance *= staleFactor
+		}
+		kept = append(kept, c)
+	}
+	return kept, nil
 }
 
 // registerObservation registers an observation once per session: the mark
@@ -651,7 +775,11 @@ func pathForms(root, path string) []string {
 // cut to budget tokens.
 func ObservationText(o memory.Observation, budget int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s: %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"), o.Title)
+	fmt.Fprintf(&b, "#%d %s %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"))
+	if o.Standing != nil && o.Standing.Stale {
+		fmt.Fprintf(&b, " (%s)", o.Standing.Note())
+	}
+	b.WriteString(": " + o.Title)
 	if o.Subtitle != "" {
 		b.WriteString("\n" + o.Subtitle)
 	}

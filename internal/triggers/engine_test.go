@@ -2,8 +2,10 @@ package triggers_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,7 +53,7 @@ func setup(t *testing.T) *fixture {
 	root := filepath.Join(dir, "repo")
 	fs := &countingSearch{db: db}
 	at := time.UnixMilli(1_800_000_000_000)
-	eng := &triggers.Engine{Pending: db, Files: db, Search: fs, Config: triggers.ConfigFrom(config.Defaults(config.Dirs{}).Context),
+	eng := &triggers.Engine{Pending: db, Files: db, Search: fs, Prompts: db, Config: triggers.ConfigFrom(config.Defaults(config.Dirs{}).Context),
 		Now: func() time.Time { at = at.Add(time.Millisecond); return at }}
 	return &fixture{db: db, eng: eng, root: root, fs: fs, ses: triggers.Session{ID: "s1", Project: "p", Root: root}}
 }
@@ -152,6 +154,83 @@ func TestFileActivity(t *testing.T) {
 	rep, err := f.eng.OnFile(ctx, other, abs, false)
 	if err != nil || len(rep.Registered) != 2 {
 		t.Fatalf("other session: %+v %v", rep, err)
+	}
+}
+
+// A file's history comes back the way git log -- FILE gives it: one entry
+// for each of the latest sessions that touched it, newest first, not the
+// newest session's several edits.
+func TestFileActivityHistory(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	file := "src/link.c"
+	var want []string
+	for i, sid := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
+		if _, _, err := f.db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 3 { // each session edits the file three times
+			a, err := f.db.AddObservation(ctx, memory.Observation{SessionID: sid, Type: memory.TypeChange,
+				Title: fmt.Sprintf("Edited %s: change %d of session %s", file, j, sid), FilesModified: []string{file}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j == 2 && i >= 2 { // the newest ten sessions, their newest edit
+				want = append([]string{"file-activity:#" + itoa(a.ID) + "@normal"}, want...)
+			}
+		}
+	}
+	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, file), false); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Fields(f.pending(t))
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("registered %v, want one entry for each of the ten newest sessions %v", got, want)
+	}
+}
+
+// Past the newest sessions, a file's history brings first the sessions the
+// session's prompt is about: an old session that changed the function the
+// prompt names comes back although ten newer ones touched the file.
+func TestFileActivityAboutPrompt(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	file := "src/link.c"
+	var old int64
+	for i := range 12 {
+		sid := fmt.Sprintf("s%02d", i)
+		if _, _, err := f.db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
+			t.Fatal(err)
+		}
+		title := fmt.Sprintf("Edited %s: counter %d", file, i)
+		if i == 0 {
+			title = "Edited " + file + ": bpf_link_attach returns the errno"
+		}
+		a, err := f.db.AddObservation(ctx, memory.Observation{SessionID: sid, Type: memory.TypeChange, Title: title,
+			FilesModified: []string{file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			old = a.ID
+		}
+	}
+	if _, _, err := f.db.StartSession(ctx, memory.Session{ID: f.ses.ID, Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AddPrompt(ctx, f.ses.ID, "bpf_link_attach loses the errno on failure", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, file), false); err != nil {
+		t.Fatal(err)
+	}
+	got := f.pending(t)
+	if !strings.Contains(got, "file-activity:#"+itoa(old)+"@") {
+		t.Fatalf("the session the prompt is about is not among %s", got)
 	}
 }
 

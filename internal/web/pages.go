@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
@@ -33,6 +34,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /session", s.session)
 	mux.HandleFunc("GET /obs/{id}", s.observation)
 	mux.HandleFunc("POST /obs/{id}", s.edit)
+	mux.HandleFunc("POST /obs/{id}/correct", s.correct)
 	mux.HandleFunc("GET /obs/{id}/forget", s.confirmForget)
 	mux.HandleFunc("POST /obs/{id}/forget", s.forget)
 	mux.HandleFunc("GET /agent", s.agent)
@@ -345,6 +347,8 @@ type obsPage struct {
 	Err   string
 	// Edit holds the form's values when an edit was refused.
 	Edit *editForm
+	// Chain is its correction chain, oldest first, when it has one.
+	Chain []int64
 }
 
 type editForm struct {
@@ -358,6 +362,9 @@ func (s *Server) load(w http.ResponseWriter, r *http.Request) (memory.Observatio
 		return memory.Observation{}, false
 	}
 	obs, err := s.o.DB.Observations(r.Context(), []int64{id})
+	if err == nil {
+		err = cite.Annotate(r.Context(), &cite.Checker{Store: s.o.DB}, obs)
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return memory.Observation{}, false
@@ -370,8 +377,16 @@ func (s *Server) observation(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	chain, err := s.o.DB.CorrectionChain(r.Context(), o.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(chain) < 2 {
+		chain = nil
+	}
 	render(w, http.StatusOK, "observation", obsPage{page: s.page(fmt.Sprintf("#%d", o.ID), o.Project), Obs: o,
-		Saved: r.URL.Query().Get("saved") != ""})
+		Saved: r.URL.Query().Get("saved") != "", Chain: chain})
 }
 
 // edit stores an edited title, narrative, type and facts the way `mem
@@ -382,22 +397,9 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f := editForm{Type: r.PostFormValue("type"), Title: r.PostFormValue("title"),
-		Narrative: r.PostFormValue("narrative"), Facts: r.PostFormValue("facts")}
-	e := o
-	e.Title = unchanged(f.Title, o.Title)
-	e.Narrative = unchanged(f.Narrative, o.Narrative)
-	if formText(f.Facts) != editable(strings.Join(o.Facts, "\n")) {
-		e.Facts = strings.Split(formText(f.Facts), "\n")
-	}
-	typ, err := memory.ParseType(f.Type)
+	f, e, err := edited(r, o, "edit")
 	if err == nil {
-		e.Type = typ
-		e.Provenance = memory.Provenance{Origin: memory.OriginPerson, Agent: "web", Event: "edit", Untrusted: o.Untrusted}
-		if e, err = privacy.CleanObservation(e); err == nil {
-			guard.MarkObservation(&e)
-			_, err = s.o.DB.UpdateObservation(r.Context(), e)
-		}
+		_, err = s.o.DB.UpdateObservation(r.Context(), e)
 	}
 	switch {
 	case memory.IsInvalid(err):
@@ -407,6 +409,60 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 	default:
 		http.Redirect(w, r, fmt.Sprintf("/obs/%d?saved=1", o.ID), http.StatusSeeOther)
+	}
+}
+
+// edited is o with the form's fields, through the privacy filter and the
+// instruction check, as a person's event of the viewer.
+func edited(r *http.Request, o memory.Observation, event string) (editForm, memory.Observation, error) {
+	f := editForm{Type: r.PostFormValue("type"), Title: r.PostFormValue("title"),
+		Narrative: r.PostFormValue("narrative"), Facts: r.PostFormValue("facts")}
+	e := o
+	e.Standing, e.Citations = nil, nil
+	e.Title = unchanged(f.Title, o.Title)
+	e.Narrative = unchanged(f.Narrative, o.Narrative)
+	if formText(f.Facts) != editable(strings.Join(o.Facts, "\n")) {
+		e.Facts = strings.Split(formText(f.Facts), "\n")
+	}
+	typ, err := memory.ParseType(f.Type)
+	if err != nil {
+		return f, e, err
+	}
+	e.Type = typ
+	e.Provenance = memory.Provenance{Origin: memory.OriginPerson, Agent: "web", Event: event, Untrusted: o.Untrusted}
+	if e, err = privacy.CleanObservation(e); err != nil {
+		return f, e, err
+	}
+	guard.MarkObservation(&e)
+	return f, e, nil
+}
+
+// correct stores the form as a new observation that supersedes o, as `mem
+// observe --supersedes` does: o is retired, never given to an agent again,
+// and the correction cites o's files as they are now.
+func (s *Server) correct(w http.ResponseWriter, r *http.Request) {
+	o, ok := s.load(w, r)
+	if !ok {
+		return
+	}
+	f, e, err := edited(r, o, "correct")
+	var added store.Added
+	if err == nil {
+		e.ID, e.UUID, e.ContentHash, e.TokenCount, e.SupersededBy = 0, "", "", 0, 0
+		e.Supersedes, e.ToolName, e.CreatedAt = o.ID, "web:correct", s.o.Now()
+		if root := s.o.Current.Root; root != "" && s.o.Current.Key == o.Project {
+			e.Citations = cite.Take(root, cite.Files(&e, ""))
+		}
+		added, err = s.o.DB.AddObservation(r.Context(), e)
+	}
+	switch {
+	case memory.IsInvalid(err):
+		render(w, http.StatusBadRequest, "observation", obsPage{page: s.page(fmt.Sprintf("#%d", o.ID), o.Project),
+			Obs: o, Err: err.Error(), Edit: &f})
+	case err != nil:
+		s.fail(w, r, err)
+	default:
+		http.Redirect(w, r, fmt.Sprintf("/obs/%d?saved=1", added.ID), http.StatusSeeOther)
 	}
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/project"
@@ -490,5 +492,64 @@ func TestOverviewShowsThePersonalTierApart(t *testing.T) {
 	}
 	if !strings.Contains(body, `<section id="personal"`) || !strings.Contains(body, `href="/project?p=%40personal">1 observations`) {
 		t.Errorf("no personal section")
+	}
+}
+
+// TestCorrectionRetiresTheOld: "Save as a correction" stores a new
+// observation citing the files of the old one as they are now, retires the
+// old one (the agent page no longer shows it), and both pages say so; a
+// stale citation shows on the page.
+func TestCorrectionRetiresTheOld(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if err := os.WriteFile(filepath.Join(f.root, "walrus.go"), []byte("package walrus\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := memory.Observation{SessionID: f.session, Type: memory.TypeDecision, Title: "Walruses sleep 3 hours",
+		FilesModified: []string{"walrus.go"}, CreatedAt: time.Date(2026, 5, 1, 11, 30, 0, 0, time.UTC)}
+	o.Citations = cite.Take(f.root, cite.Files(&o, ""))
+	a, err := f.db.AddObservation(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.root, "walrus.go"), []byte("package walrus // changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := f.do(t, "GET", fmt.Sprintf("/obs/%d", a.ID), nil, nil).Body.String()
+	if !strings.Contains(page, `id="standing"`) || !strings.Contains(page, "stale: walrus.go changed") {
+		t.Errorf("the page does not say the cited file changed")
+	}
+	w := f.do(t, "POST", fmt.Sprintf("/obs/%d/correct", a.ID), f.form(url.Values{"type": {"decision"},
+		"title": {"Walruses sleep 19 hours"}, "narrative": {""}, "facts": {""}}), nil)
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("correct: status %d: %s", w.Code, w.Body.String())
+	}
+	loc := w.Header().Get("Location")
+	var id int64
+	if _, err := fmt.Sscanf(loc, "/obs/%d?saved=1", &id); err != nil || id == a.ID {
+		t.Fatalf("redirected to %q", loc)
+	}
+	obs, err := f.db.Observations(ctx, []int64{a.ID, id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs[0].SupersededBy != id || obs[1].Title != "Walruses sleep 19 hours" {
+		t.Errorf("old superseded by %d (want %d), new title %q", obs[0].SupersededBy, id, obs[1].Title)
+	}
+	if cs, _ := f.db.Citations(ctx, []int64{id}); len(cs) != 1 || cs[0].Path != "walrus.go" {
+		t.Errorf("the correction cites %v, want walrus.go as it is now", cs)
+	}
+	old := f.do(t, "GET", fmt.Sprintf("/obs/%d", a.ID), nil, nil).Body.String()
+	if !strings.Contains(old, `id="retired"`) || !strings.Contains(old, fmt.Sprintf(`href="/obs/%d"`, id)) || !strings.Contains(old, `id="chain"`) {
+		t.Errorf("the old page does not say it was corrected")
+	}
+	agent := f.do(t, "GET", "/agent?p="+url.QueryEscape(testProject), nil, nil).Body.String()
+	if strings.Contains(agent, "sleep 3 hours") || !strings.Contains(agent, "sleep 19 hours") {
+		t.Errorf("the agent page still shows the retired record, or not its correction")
+	}
+	// A correction identical to the record is refused, nothing changes.
+	if w := f.do(t, "POST", fmt.Sprintf("/obs/%d/correct", id), f.form(url.Values{"type": {"decision"},
+		"title": {"Walruses sleep 19 hours"}, "narrative": {""}, "facts": {""}}), nil); w.Code != 400 {
+		t.Errorf("an identical correction: status %d", w.Code)
 	}
 }

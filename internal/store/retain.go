@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// ExpiredObservations returns up to limit observations of type t recorded
+// before the cutoff, oldest first, without narrative and facts. A record in
+// a correction chain is left out: forgetting it would break the chain.
+func (db *DB) ExpiredObservations(ctx context.Context, t memory.Type, before time.Time, limit int) ([]memory.Observation, error) {
+	return db.selectObservations(ctx, "reading expired observations", `SELECT `+briefCols+` FROM observations o
+		WHERE type = ? AND created_at < ? AND superseded_by IS NULL
+		AND NOT EXISTS (SELECT 1 FROM observations c WHERE c.superseded_by = o.id)
+		ORDER BY created_at, id LIMIT ?`, string(t), toMillis(before), limitOr(limit, 1000))
+}
+
+// SessionSummaries returns the summaries of the given sessions (those that
+// have one).
+func (db *DB) SessionSummaries(ctx context.Context, sessionIDs []string) ([]memory.Summary, error) {
+	if len(sessionIDs) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(sessionIDs)
+	if err != nil {
+		return nil, err
+	}
+	var rows []summaryRow
+	if err := db.q().SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries
+		WHERE session_id IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+		return nil, fmt.Errorf("reading summaries: %w", mapErr(err))
+	}
+	return toRecords(rows, summaryRow.summary), nil
+}
+
+// DuplicateGroups returns up to limit groups of near-duplicate observations:
+// the same project, type, title and modified files, none in a correction
+// chain. Each group's ids are newest first.
+func (db *DB) DuplicateGroups(ctx context.Context, limit int) ([][]int64, error) {
+	var rows []string
+	err := db.q().SelectContext(ctx, &rows, `SELECT group_concat(id) FROM (
+		SELECT id, project, type, title, files_modified FROM observations o
+		WHERE superseded_by IS NULL AND NOT EXISTS (SELECT 1 FROM observations c WHERE c.superseded_by = o.id)
+		ORDER BY created_at DESC, id DESC)
+		GROUP BY project, type, title, files_modified HAVING count(*) > 1 LIMIT ?`, limitOr(limit, 1000))
+	if err != nil {
+		return nil, fmt.Errorf("finding near-duplicates: %w", mapErr(err))
+	}
+	out := make([][]int64, 0, len(rows))
+	for _, r := range rows {
+		var ids []int64
+		for _, f := range strings.Split(r, ",") {
+			id, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("finding near-duplicates: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		out = append(out, ids)
+	}
+	return out, nil
+}
+
+// Consolidate folds the observations drop into keep, which counts them
+// from then on, in one transaction.
+func (db *DB) Consolidate(ctx context.Context, keep int64, drop []int64) error {
+	list, err := json.Marshal(drop)
+	if err != nil {
+		return err
+	}
+	err = db.tx(ctx, func(tx *sqlx.Tx) error {
+		var n int
+		if err := tx.GetContext(ctx, &n, `SELECT coalesce(sum(occurrences), 0) FROM observations
+			WHERE id IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE id IN (SELECT value FROM json_each(?))`, string(list)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE observations SET occurrences = occurrences + ? WHERE id = ?`, n, keep)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("consolidating into #%d: %w", keep, err)
+	}
+	return nil
+}
+
+// ForgetObservations deletes observations retention let go, in one
+// transaction; the nightly maintenance that follows clears the WAL.
+func (db *DB) ForgetObservations(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	err = db.tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("forgetting expired observations: %w", err)
+	}
+	return nil
+}
