@@ -8,6 +8,7 @@ package capture
 
 import (
 	"encoding/json"
+	"github.com/memhq/mem/internal/text"
 	"path/filepath"
 	"strings"
 
@@ -233,18 +234,8 @@ func str(m map[string]any, names ...string) string {
 func firstLine(s string, max int) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			return cut(l, max)
+			return text.Cut(l, max)
 		}
 	}
 	return ""
-}
-
-// cut shortens s to max runes, marking the cut.
-func cut(s string, max int) string {
-	s = strings.TrimSpace(s)
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return strings.TrimSpace(string(r[:max-1])) + "…"
 }

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"github.com/memhq/mem/internal/text"
 	"slices"
 	"strings"
 
@@ -216,10 +217,10 @@ func changedSpan(old, nw string) (ol, nl []string) {
 func changedLines(old, nw string) (before, after string) {
 	ol, nl := changedSpan(old, nw)
 	if len(ol) > 0 {
-		before = cut(ol[0], snippetLen)
+		before = text.Cut(ol[0], snippetLen)
 	}
 	if len(nl) > 0 {
-		after = cut(nl[0], snippetLen)
+		after = text.Cut(nl[0], snippetLen)
 	}
 	return before, after
 }
