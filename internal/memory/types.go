@@ -58,6 +58,9 @@ type Observation struct {
 	Merged int `json:"merged,omitempty"`
 	// Supersedes is the record this one corrects, when it is stored.
 	Supersedes int64 `json:"supersedes,omitempty"`
+	// SupersedesUUID is the uuid of the record this one corrects: what
+	// carries the correction to another database.
+	SupersedesUUID string `json:"supersedes_uuid,omitempty"`
 	// Citations are the files it cites as they were when it was made; read
 	// only where asked for.
 	Citations []Citation `json:"citations,omitempty"`

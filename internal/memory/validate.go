@@ -80,6 +80,11 @@ func (o *Observation) Validate() error {
 			return err
 		}
 	}
+	if o.SupersedesUUID != "" {
+		if err := ValidateKey("supersedes_uuid", "uuid", o.SupersedesUUID); err != nil {
+			return err
+		}
+	}
 	if o.Project != "" {
 		if err := ValidateKey("project", "project key", o.Project); err != nil {
 			return err

@@ -51,8 +51,33 @@ func supersede(ctx context.Context, tx *sqlx.Tx, old, id int64, project string) 
 	if old == id {
 		return memory.Invalid("supersedes", "another observation than the correction itself", fmt.Sprint(old))
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE observations SET superseded_by = ? WHERE id = ?`, id, old)
+	if _, err = tx.ExecContext(ctx, `UPDATE observations SET superseded_by = ? WHERE id = ?`, id, old); err != nil {
+		return err
+	}
+	// The correction names what it retires by uuid, and a shared project's
+	// correction is pushed again to carry it.
+	if _, err = tx.ExecContext(ctx, `UPDATE observations SET supersedes_uuid = (SELECT uuid FROM observations WHERE id = ?1)
+		WHERE id = ?2 AND supersedes_uuid <> (SELECT uuid FROM observations WHERE id = ?1)`, old, id); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO sync_log (key, project) SELECT 'observation:' || uuid, project FROM observations
+		WHERE id = ? AND project IN (SELECT project FROM sync_projects) AND NOT EXISTS (SELECT 1 FROM sync_applying)`, id)
 	return err
+}
+
+// resolveSupersedes retires every current record that a correction names
+// by uuid (supersedes_uuid) in the same project: after an import, which
+// may bring the correction before or after the record it retires.
+func resolveSupersedes(ctx context.Context, tx querier) error {
+	_, err := tx.ExecContext(ctx, `UPDATE observations SET superseded_by = (SELECT min(c.id) FROM observations c
+		WHERE c.supersedes_uuid = observations.uuid AND c.project = observations.project AND c.id <> observations.id)
+		WHERE superseded_by IS NULL AND uuid IN (SELECT supersedes_uuid FROM observations WHERE supersedes_uuid <> '')
+		AND EXISTS (SELECT 1 FROM observations c WHERE c.supersedes_uuid = observations.uuid
+			AND c.project = observations.project AND c.id <> observations.id)`)
+	if err != nil {
+		return fmt.Errorf("resolving corrections: %w", err)
+	}
+	return nil
 }
 
 // Supersede retires observation old in favour of its correction id (of the

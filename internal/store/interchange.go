@@ -119,6 +119,17 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 		// are indexed at the end instead of by its insert trigger.
 		var restore []func() error
 		var newIDs, newSummaries, newPrompts []int64
+		// Corrections are resolved at the end, once every row is indexed:
+		// resolve says whether a correction or what one may retire came in.
+		type correction struct {
+			id   int64
+			uuid string
+		}
+		var corrections []correction
+		var corrected, resolve bool
+		if err := tx.GetContext(ctx, &corrected, `SELECT EXISTS (SELECT 1 FROM observations WHERE supersedes_uuid <> '')`); err != nil {
+			return err
+		}
 		if big {
 			for _, trigger := range []string{"observations_ai", "summaries_ai", "prompts_ai"} {
 				r, err := suspendTrigger(ctx, tx, trigger)
@@ -183,7 +194,11 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 					added = !a.Duplicate
 					if added {
 						newIDs = append(newIDs, a.ID)
+					} else if err == nil && o.SupersedesUUID != "" {
+						// Held already, without the correction it names.
+						corrections = append(corrections, correction{a.ID, o.SupersedesUUID})
 					}
+					resolve = resolve || added && (o.SupersedesUUID != "" || corrected)
 				case memory.KindSummary:
 					s := *r.Summary
 					if s.Project, err = projectOf(r.Line, s.SessionID, s.Project); err != nil {
@@ -226,21 +241,29 @@ func (db *DB) importIn(ctx context.Context, tx *sqlx.Tx, batches <-chan prepared
 				count(r.Kind, project, added)
 			}
 		}
-		if restore == nil {
-			return nil
+		if restore != nil {
+			if err := db.indexObservations(ctx, tx, newIDs); err != nil {
+				return err
+			}
+			if err := indexSummariesPrompts(ctx, tx, newSummaries, newPrompts); err != nil {
+				return err
+			}
+			for _, r := range restore {
+				if err := r(); err != nil {
+					return err
+				}
+			}
 		}
-		if err := db.indexObservations(ctx, tx, newIDs); err != nil {
-			return err
-		}
-		if err := indexSummariesPrompts(ctx, tx, newSummaries, newPrompts); err != nil {
-			return err
-		}
-		for _, r := range restore {
-			if err := r(); err != nil {
+		for _, c := range corrections {
+			if _, err := tx.ExecContext(ctx, `UPDATE observations SET supersedes_uuid = ? WHERE id = ? AND supersedes_uuid = ''`,
+				c.uuid, c.id); err != nil {
 				return err
 			}
 		}
-		return nil
+		if !resolve && len(corrections) == 0 {
+			return nil
+		}
+		return resolveSupersedes(ctx, tx)
 	}()
 	return res, err
 }

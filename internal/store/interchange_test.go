@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,68 @@ func TestImportRefusesAProjectOtherThanTheSessions(t *testing.T) {
 	}
 	if st, _ := db.Stats(context.Background(), ""); st.Sessions != 0 {
 		t.Errorf("partial import left %+v", st)
+	}
+}
+
+// A correction travels by the uuid of what it retires, whichever of the two
+// records an import meets first.
+func TestImportResolvesCorrections(t *testing.T) {
+	ctx := context.Background()
+	src := openTest(t)
+	startTest(t, src, "s1", "github.com/shop/api")
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	old, err := src.AddObservation(ctx, memory.Observation{SessionID: "s1", Type: memory.TypeDecision,
+		Title: "Refund retries come from config", CreatedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.AddObservation(ctx, memory.Observation{SessionID: "s1", Type: memory.TypeDecision,
+		Title: "Refund retries are fixed at 3", CreatedAt: at.Add(time.Minute), Supersedes: old.ID}); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string // session, old, correction
+	for _, l := range strings.SplitAfter(string(exportAll(t, src)), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 3 || !strings.Contains(lines[2], `"supersedes_uuid":"`) {
+		t.Fatalf("export does not name what the correction retires:\n%s", strings.Join(lines, ""))
+	}
+	for _, tc := range []struct {
+		name    string
+		files   []string
+		retired bool
+	}{
+		{"in file order", []string{lines[0] + lines[1] + lines[2]}, true},
+		{"correction first", []string{lines[0] + lines[2] + lines[1]}, true},
+		{"correction in an earlier import", []string{lines[0] + lines[2], lines[1]}, true},
+		{"correction in a later import", []string{lines[0] + lines[1], lines[2]}, true},
+		{"file without the field", []string{lines[0] + lines[1] + regexp.MustCompile(`,"supersedes_uuid":"[^"]*"`).ReplaceAllString(lines[2], "")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := openTest(t)
+			for _, f := range tc.files {
+				if _, err := importBytes(t, dst, []byte(f)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			byTitle := map[string]memory.Observation{}
+			if err := dst.Export(ctx, ExportFilter{}, func(r memory.Record) error {
+				if r.Observation != nil {
+					byTitle[r.Observation.Title] = *r.Observation
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			o, c := byTitle["Refund retries come from config"], byTitle["Refund retries are fixed at 3"]
+			if got := o.SupersededBy == c.ID && c.ID > 0; got != tc.retired {
+				t.Errorf("old record superseded by %d, correction #%d: retired %v, want %v", o.SupersededBy, c.ID, got, tc.retired)
+			}
+			if c.SupersededBy != 0 {
+				t.Errorf("correction retired by %d", c.SupersededBy)
+			}
+		})
 	}
 }

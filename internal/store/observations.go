@@ -104,13 +104,14 @@ func insertDerived(ctx context.Context, tx querier, o *memory.Observation, d der
 	var newID int64
 	err := tx.GetContext(ctx, &newID, `INSERT INTO observations (id, uuid, session_id, project, type, title,
 		subtitle, narrative, facts, concepts, files_read, files_modified, agent_type, tool_name, prompt_number,
-		content_hash, token_count, search_terms, created_at, `+provenanceCols+`)
+		content_hash, token_count, search_terms, created_at, supersedes_uuid, `+provenanceCols+`)
 		VALUES (CASE WHEN ? IS NOT NULL AND NOT EXISTS (SELECT 1 FROM observations WHERE id = ?) THEN ? END,
-		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT DO NOTHING RETURNING id`,
 		append([]any{id, id, id, o.UUID, o.SessionID, o.Project, string(o.Type), o.Title, o.Subtitle, o.Narrative,
 			encodeList(o.Facts), encodeList(o.Concepts), encodeList(o.FilesRead), encodeList(o.FilesModified),
-			o.AgentType, o.ToolName, o.PromptNumber, o.ContentHash, o.TokenCount, terms, toMillis(o.CreatedAt)},
+			o.AgentType, o.ToolName, o.PromptNumber, o.ContentHash, o.TokenCount, terms, toMillis(o.CreatedAt),
+			o.SupersedesUUID},
 			provenanceArgs(o.Provenance, o.Review)...)...)
 	if err == nil {
 		o.ID = newID

@@ -21,7 +21,7 @@ const typeWindow = 1000
 // not read.
 const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS narrative, '[]' AS facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at, superseded_by, occurrences, origin, '' AS origin_agent, origin_event, '' AS origin_member,
+	token_count, created_at, superseded_by, supersedes_uuid, occurrences, origin, '' AS origin_agent, origin_event, '' AS origin_member,
 	untrusted, flag, '' AS flag_span, released`
 
 // RecentBriefs returns a project's newest observations, newest first,
@@ -77,7 +77,7 @@ func (db *DB) selectObservations(ctx context.Context, what, q string, args ...an
 		var r observationRow
 		if err := rows.Scan(append([]any{&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
 			&r.Narrative, &r.Facts, &r.Concepts, &r.FilesRead, &r.FilesModified, &r.AgentType, &r.ToolName,
-			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt, &r.SupersededBy, &r.Occurrences}, r.dests()...)...); err != nil {
+			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt, &r.SupersededBy, &r.Supersedes, &r.Occurrences}, r.dests()...)...); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, mapErr(err))
 		}
 		out = append(out, r.observation())

@@ -118,6 +118,7 @@ type observationRow struct {
 	TokenCount    int    `db:"token_count"`
 	CreatedAt     int64  `db:"created_at"`
 	SupersededBy  *int64 `db:"superseded_by"`
+	Supersedes    string `db:"supersedes_uuid"`
 	Occurrences   int    `db:"occurrences"`
 	provenanceRow
 }
@@ -160,7 +161,7 @@ func provenanceArgs(p memory.Provenance, r memory.Review) []any {
 
 const observationCols = `id, uuid, session_id, project, type, title, subtitle, narrative, facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
-	token_count, created_at, superseded_by, occurrences, ` + provenanceCols
+	token_count, created_at, superseded_by, supersedes_uuid, occurrences, ` + provenanceCols
 
 func (r observationRow) observation() memory.Observation {
 	o := memory.Observation{
@@ -170,7 +171,7 @@ func (r observationRow) observation() memory.Observation {
 		FilesModified: decodeList(r.FilesModified), AgentType: r.AgentType, ToolName: r.ToolName,
 		PromptNumber: r.PromptNumber, ContentHash: r.ContentHash, TokenCount: r.TokenCount,
 		CreatedAt: fromMillis(r.CreatedAt), SupersededBy: deref(r.SupersededBy),
-		Merged: r.Occurrences - 1,
+		SupersedesUUID: r.Supersedes, Merged: r.Occurrences - 1,
 	}
 	o.Provenance, o.Review = r.provenance()
 	return o
