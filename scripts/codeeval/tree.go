@@ -67,6 +67,7 @@ type staleness struct {
 	// entries.
 	offEntries, offTokens   int
 	offStale, offGone       int  // observation entries whose files changed / all went
+	offOut                  int  // entries the block with the check does not show
 	staleTokens, goneTokens int  // the tokens of those entries
 	same                    bool // the Build with the check is the hook's block
 }
@@ -97,6 +98,10 @@ func (r *replayer) startStaleness(ctx context.Context, sid, hookBlock string) (s
 		}
 		st.same = strings.TrimSpace(on.Text) == strings.TrimSpace(hookBlock)
 		st.offEntries, st.offTokens = len(off.Entries), off.Tokens
+		shown := map[string]bool{}
+		for _, e := range on.Entries {
+			shown[e.Ref] = true
+		}
 		var ids []int64
 		for _, e := range off.Entries {
 			if e.Kind == "observation" {
@@ -108,6 +113,9 @@ func (r *replayer) startStaleness(ctx context.Context, sid, hookBlock string) (s
 			return err
 		}
 		for _, e := range off.Entries {
+			if !shown[e.Ref] {
+				st.offOut++
+			}
 			s, ok := standing[e.ID]
 			switch {
 			case e.Kind != "observation" || !ok || !s.Stale:
@@ -136,10 +144,10 @@ func reportStaleness(out io.Writer, qs []question) {
 		}
 	}
 	fmt.Fprintf(out, "\nSession start with a real work tree: the citation check at each fix's session start\n\n")
-	fmt.Fprintln(out, "| repository | fixes | entries | marked stale | left out as gone | fixes with gone | tokens | without the check: stale entries | gone entries | gone share of tokens | stale share of tokens | tokens | same as the hook |")
-	fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Fprintln(out, "| repository | fixes | entries | marked stale | left out as gone | fixes with gone | tokens | without the check: entries | stale | gone | not in the checked block | gone share of tokens | stale share of tokens | tokens | same as the hook |")
+	fmt.Fprintln(out, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	row := func(name string, keep func(question) bool) {
-		var n, ent, marked, gone, withGone, offEnt, offStale, offGone, goneTok, staleTok, offTok, same int
+		var n, ent, marked, gone, withGone, offEnt, offOut, offStale, offGone, goneTok, staleTok, offTok, same int
 		var tok, offT []int
 		for _, q := range qs {
 			if !keep(q) {
@@ -154,6 +162,7 @@ func reportStaleness(out io.Writer, qs []question) {
 				withGone++
 			}
 			offEnt += s.offEntries
+			offOut += s.offOut
 			offStale += s.offStale
 			offGone += s.offGone
 			goneTok += s.goneTokens
@@ -169,9 +178,9 @@ func reportStaleness(out io.Writer, qs []question) {
 			return
 		}
 		mean := func(v int) string { return fmt.Sprintf("%.1f", float64(v)/float64(n)) }
-		fmt.Fprintf(out, "| %s | %d | %s | %s (%.1f%%) | %s | %d | %d | %s (%.1f%%) | %s | %.1f%% | %.1f%% | %d | %d |\n",
+		fmt.Fprintf(out, "| %s | %d | %s | %s (%.1f%%) | %s | %d | %d | %s | %s (%.1f%%) | %s | %s | %.1f%% | %.1f%% | %d | %d |\n",
 			name, n, mean(ent), mean(marked), pc(marked, ent), mean(gone), withGone, median(tok),
-			mean(offStale), pc(offStale, offEnt), mean(offGone), pc(goneTok, offTok), pc(staleTok, offTok), median(offT), same)
+			mean(offEnt), mean(offStale), pc(offStale, offEnt), mean(offGone), mean(offOut), pc(goneTok, offTok), pc(staleTok, offTok), median(offT), same)
 	}
 	sort.Strings(repos)
 	for _, name := range repos {
