@@ -35,7 +35,7 @@ var layers = []layer{
 		[]string{"entry points", "use cases", "features", "store", "helpers", "domain", "leaves"}},
 	{"use cases", []string{"internal/remember"}, []string{"features", "store", "helpers", "domain", "leaves"}},
 	{"features", []string{"internal/search", "internal/recall", "internal/summarize", "internal/collector",
-		"internal/triggers", "internal/capture", "internal/agent", "internal/install", "internal/cite", "internal/retain"},
+		"internal/triggers", "internal/capture", "internal/agent", "internal/install", "internal/cite", "internal/retain", "internal/agentmem"},
 		[]string{"features", "helpers", "domain", "leaves"}},
 	{"store", []string{"internal/store"}, []string{"domain", "leaves"}},
 	{"helpers", []string{"internal/privacy", "internal/guard", "internal/config", "internal/project", "internal/switches",

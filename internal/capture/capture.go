@@ -8,6 +8,7 @@ package capture
 
 import (
 	"encoding/json"
+	"github.com/memhq/mem/internal/text"
 	"path/filepath"
 	"strings"
 
@@ -97,7 +98,8 @@ func Analyze(c Call, w Where) Result {
 		if c.Failed {
 			return Result{}
 		}
-		r := observe(editObservation(c, in, w), c, w)
+		o, changed := editObservation(c, in, w)
+		r := observe(o, c, w, changed...)
 		if r.Observation != nil {
 			r.Written = writtenText(in)
 		}
@@ -111,7 +113,8 @@ func Analyze(c Call, w Where) Result {
 		if c.Failed {
 			return Result{}
 		}
-		return observe(patchObservation(c, in, w), c, w)
+		o, changed := patchObservation(c, in, w)
+		return observe(o, c, w, changed...)
 	case kindCommand:
 		return commandResult(c, in, w)
 	case kindRead, kindSearch:
@@ -121,8 +124,10 @@ func Analyze(c Call, w Where) Result {
 }
 
 // observe fills the fields every captured observation shares, its
-// provenance among them: the agent and the tool event.
-func observe(o *memory.Observation, c Call, w Where) Result {
+// provenance among them: the agent and the tool event. sources are the
+// texts it was made from beyond what it keeps (an edit's changed lines, of
+// which it keeps names): instruction-shaped text there flags it too.
+func observe(o *memory.Observation, c Call, w Where, sources ...string) Result {
 	if o == nil {
 		return Result{}
 	}
@@ -140,6 +145,9 @@ func observe(o *memory.Observation, c Call, w Where) Result {
 		return Result{}
 	}
 	guard.MarkObservation(o)
+	if o.Review.Flag == "" && len(sources) > 0 {
+		o.Review = guard.Review(o.Review, sources...)
+	}
 	return Result{Observation: o}
 }
 
@@ -226,18 +234,8 @@ func str(m map[string]any, names ...string) string {
 func firstLine(s string, max int) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			return cut(l, max)
+			return text.Cut(l, max)
 		}
 	}
 	return ""
-}
-
-// cut shortens s to max runes, marking the cut.
-func cut(s string, max int) string {
-	s = strings.TrimSpace(s)
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return strings.TrimSpace(string(r[:max-1])) + "…"
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/memhq/mem/internal/text"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,16 +170,16 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 		// the patterns say: its lines may be in the output.
 		errLine, out.text = "", ""
 	}
-	short := cut(firstLine(cmd, 200), 100)
+	short := text.Cut(firstLine(cmd, 200), 100)
 	o := &memory.Observation{Type: memory.TypeProblem, ToolName: c.Tool}
 	// What a network command prints came from elsewhere: the title is
 	// mem's own words, the output stays in the facts for mem get.
 	o.Untrusted = guard.NetworkCommand(cmd)
 	o.Title = "Command failed: " + short
 	if errLine != "" && !o.Untrusted {
-		o.Title = cut(short+" failed: "+errLine, 300)
+		o.Title = text.Cut(short+" failed: "+errLine, 300)
 	}
-	o.Facts = []string{"command: " + cut(cmd, 500)}
+	o.Facts = []string{"command: " + text.Cut(cmd, 500)}
 	if errLine != "" {
 		o.Facts = append(o.Facts, "error: "+errLine)
 	}
@@ -194,9 +195,9 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 		o.Concepts = append(o.Concepts, ConceptCheck)
 	}
 	if desc := clean(str(in, "description")); desc != "" {
-		o.Subtitle = cut(desc, 200)
+		o.Subtitle = text.Cut(desc, 200)
 	}
-	o.Narrative = "Ran `" + cut(cmd, 500) + "` and it failed"
+	o.Narrative = "Ran `" + text.Cut(cmd, 500) + "` and it failed"
 	if errLine != "" {
 		o.Narrative += " with: " + errLine
 	}
@@ -210,11 +211,11 @@ func Success(run Run, last *memory.Observation, w Where, tool string) *memory.Ob
 	if run.Failed || !run.IsCheck || last == nil || last.Type != memory.TypeProblem || !hasConcept(last, ConceptCheck) {
 		return nil
 	}
-	short := cut(firstLine(run.Command, 200), 100)
+	short := text.Cut(firstLine(run.Command, 200), 100)
 	o := &memory.Observation{Type: memory.TypeSuccess, ToolName: tool,
 		Title:     short + " passes again",
-		Narrative: "After the failure \"" + last.Title + "\", `" + cut(run.Command, 500) + "` passed.",
-		Facts:     []string{"command: " + cut(run.Command, 500), "resolved: " + last.Title},
+		Narrative: "After the failure \"" + last.Title + "\", `" + text.Cut(run.Command, 500) + "` passed.",
+		Facts:     []string{"command: " + text.Cut(run.Command, 500), "resolved: " + last.Title},
 		Concepts:  []string{ConceptCheck},
 	}
 	r := observe(o, Call{Tool: tool}, w)
@@ -316,15 +317,15 @@ var meaningfulRe = lazy.NewRegexp(`(?i)(?:\S+\.\w+:\d+(?::\d+)?:\s*\S|^panic: |\
 	`\bcannot\b|\bundefined\b|not found|no such file|\bexpected\b|\bwant\b|^E\s+\S|^\w+(?:Error|Exception): )`)
 
 // errorLine picks the first line of output that says why a run failed.
-func errorLine(text string) string {
-	lines := strings.Split(text, "\n")
+func errorLine(out string) string {
+	lines := strings.Split(out, "\n")
 	// Python: the exception is the last line of a traceback.
 	for i, l := range lines {
 		if strings.HasPrefix(l, "Traceback (most recent call last)") {
 			for j := i + 1; j < len(lines); j++ {
 				t := strings.TrimSpace(lines[j])
 				if t != "" && !strings.HasPrefix(lines[j], " ") && !strings.HasPrefix(t, "File ") {
-					return cut(t, 200)
+					return text.Cut(t, 200)
 				}
 			}
 		}
@@ -339,13 +340,13 @@ func errorLine(text string) string {
 			continue
 		}
 		if meaningfulRe.Get().MatchString(t) {
-			return cut(t, 200)
+			return text.Cut(t, 200)
 		}
 		if fallback == "" {
 			fallback = t
 		}
 	}
-	return cut(fallback, 200)
+	return text.Cut(fallback, 200)
 }
 
 var failTestRe = lazy.NewRegexp(`(?m)^\s*--- FAIL: (\S+)|^FAILED (\S+)|^\s*✕ (.+?)(?: \(\d+ ?ms\))?$`)

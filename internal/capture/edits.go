@@ -2,6 +2,7 @@ package capture
 
 import (
 	"fmt"
+	"github.com/memhq/mem/internal/text"
 	"slices"
 	"strings"
 
@@ -14,10 +15,10 @@ const snippetLen = 70
 
 // editObservation describes an in-place edit: the file and the first line
 // that changed, before and after.
-func editObservation(c Call, in map[string]any, w Where) *memory.Observation {
+func editObservation(c Call, in map[string]any, w Where) (*memory.Observation, []string) {
 	file := rel(clean(str(in, "file_path", "filePath", "path", "absolute_path", "notebook_path")), w)
 	if file == "" {
-		return nil
+		return nil, nil
 	}
 	type pair struct{ old, new string }
 	var edits []pair
@@ -49,8 +50,10 @@ func editObservation(c Call, in map[string]any, w Where) *memory.Observation {
 	if gist != "" {
 		o.Title += ": " + gist
 	}
-	var names, scopes []string
+	var names, scopes, changed []string
 	for _, e := range edits {
+		ol, nl := changedSpan(e.old, e.new)
+		changed = append(changed, strings.Join(ol, "\n"), strings.Join(nl, "\n"))
 		before, after := changedLines(e.old, e.new)
 		if before != "" {
 			o.Facts = append(o.Facts, "before: "+before)
@@ -70,7 +73,7 @@ func editObservation(c Call, in map[string]any, w Where) *memory.Observation {
 		o.Facts = append(o.Facts, "names: "+strings.Join(names, ", "))
 	}
 	o.Narrative = fmt.Sprintf("Changed %s with %s.", file, plural(len(edits), "edit"))
-	return o
+	return o, changed
 }
 
 // writtenText is the text an in-place edit wrote: its first edit's new
@@ -129,7 +132,7 @@ func writeObservation(c Call, in map[string]any, w Where) *memory.Observation {
 
 // patchObservation describes an apply_patch call (Codex's patch format) or a
 // unified diff: the files it touched and the first line it changed.
-func patchObservation(c Call, in map[string]any, w Where) *memory.Observation {
+func patchObservation(c Call, in map[string]any, w Where) (*memory.Observation, []string) {
 	patch := clean(str(in, "command", "patch", "input", "patchText", "diff"))
 	if patch == "" {
 		if s := rawString(c.Input); s != "" {
@@ -152,7 +155,7 @@ func patchObservation(c Call, in map[string]any, w Where) *memory.Observation {
 	}
 	files = memory.CleanList(files)
 	if len(files) == 0 {
-		return nil
+		return nil, nil
 	}
 	old, nw := diffSides(patch)
 	if slices.ContainsFunc(files, privacy.IsSecretFile) {
@@ -178,7 +181,7 @@ func patchObservation(c Call, in map[string]any, w Where) *memory.Observation {
 		}
 	}
 	o.Narrative = "Applied a patch to " + strings.Join(files, ", ") + "."
-	return o
+	return o, nil // it keeps the first changed line only: what it holds is checked
 }
 
 // diffSides splits a diff into its removed and added lines.
@@ -214,10 +217,10 @@ func changedSpan(old, nw string) (ol, nl []string) {
 func changedLines(old, nw string) (before, after string) {
 	ol, nl := changedSpan(old, nw)
 	if len(ol) > 0 {
-		before = cut(ol[0], snippetLen)
+		before = text.Cut(ol[0], snippetLen)
 	}
 	if len(nl) > 0 {
-		after = cut(nl[0], snippetLen)
+		after = text.Cut(nl[0], snippetLen)
 	}
 	return before, after
 }

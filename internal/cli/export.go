@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,18 +22,24 @@ import (
 type exportOptions struct {
 	Since  string
 	Output string
+	Format string
 }
 
 func newExportCmd(app *App) *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
-		Use:   "export [--project P] [--since DATE] [-o FILE]",
+		Use:   "export [--project P] [--since DATE] [--format jsonl|markdown] [-o FILE]",
 		Short: "Write memory as JSON Lines (every project unless --project is given)",
 		Long: `Write sessions, observations, summaries and prompts in the JSON Lines interchange format,
 one record per line with a "kind". Without --project (or MEM_PROJECT) every project is exported.
 --since takes ` + dateForms + `. With -o, the export is written beside FILE and renamed over it, so an
 interrupted export leaves the previous FILE whole; a new FILE is readable by its owner only. FILE may
-not be the database (or its -wal, -shm or -journal file) under any name, nor a link, FIFO or device.`,
+not be the database (or its -wal, -shm or -journal file) under any name, nor a link, FIFO or device.
+
+--format markdown writes a readable, diffable mirror of one project (the current one unless
+--project is given): its decisions, warnings, patterns and open problems, oldest first, each with its
+id and date, its narrative and facts. The same memory gives the same bytes. The personal tier is a
+project of its own (--project @personal) and never part of another's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runExport(cmd.Context(), app, o)
@@ -40,6 +47,7 @@ not be the database (or its -wal, -shm or -journal file) under any name, nor a l
 	}
 	cmd.Flags().StringVar(&o.Since, "since", "", "only records from this time on")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "write to this file instead of stdout")
+	cmd.Flags().StringVar(&o.Format, "format", "jsonl", "jsonl (the interchange format) or markdown (a mirror of one project)")
 	return cmd
 }
 
@@ -48,10 +56,21 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Format != "jsonl" && o.Format != "markdown" {
+		return Invalid("--format", "jsonl or markdown", o.Format)
+	}
 	if o.Output != "" {
 		if err := checkExportTarget(o.Output, app.cfg.Settings.DB); err != nil {
 			return err
 		}
+	}
+	project := app.cfg.Settings.Project
+	if o.Format == "markdown" {
+		id, err := app.Project()
+		if err != nil {
+			return err
+		}
+		project = id.Key
 	}
 	db, err := app.Store(ctx)
 	if err != nil {
@@ -59,10 +78,18 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	}
 	n := 0
 	export := func(w io.Writer) error {
+		if o.Format == "markdown" {
+			obs, err := durableObservations(ctx, db, project, since)
+			if err != nil {
+				return fmt.Errorf("exporting: %w", err)
+			}
+			n = len(obs)
+			return interchange.WriteMarkdown(w, project, obs)
+		}
 		enc := interchange.NewEncoder(w)
 		bar := progress.New(app.Err, 0, "exporting", progress.Items)
 		defer bar.Finish()
-		err := db.Export(ctx, store.ExportFilter{Project: app.cfg.Settings.Project, Since: since}, func(r memory.Record) error {
+		err := db.Export(ctx, store.ExportFilter{Project: project, Since: since}, func(r memory.Record) error {
 			n++
 			bar.Add(1)
 			return enc.Encode(r)
@@ -95,6 +122,24 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 	}
 	fmt.Fprintf(app.Err, "exported %d records to %s\n", n, o.Output)
 	return nil
+}
+
+// durableObservations are a project's observations of the kinds the
+// Markdown mirror holds, oldest first.
+func durableObservations(ctx context.Context, db *store.DB, project string, since time.Time) ([]memory.Observation, error) {
+	const page = 1000
+	var out []memory.Observation
+	for {
+		obs, err := db.ListObservations(ctx, store.ObservationFilter{Project: project, Types: interchange.MarkdownTypes(),
+			Since: since, Ascending: true, Limit: page, Offset: len(out)})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obs...)
+		if len(obs) < page {
+			return out, nil
+		}
+	}
 }
 
 // checkExportTarget refuses an output file that is the database or one of

@@ -31,6 +31,8 @@ func hookCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"treesum":   cmdTreeSum,
 		"onlypath":  cmdOnlyPath,
 		"underload": cmdUnderLoad,
+		"claudedir": cmdClaudeDir,
+		"subst":     cmdSubst,
 	}
 }
 

@@ -5,29 +5,90 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memhq/mem/internal/agentmem"
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/progress"
 )
 
 func newImportCmd(app *App) *cobra.Command {
-	return &cobra.Command{
-		Use:   "import FILE|-",
-		Short: "Read memory from JSON Lines: all of the file or, on a bad line, nothing",
+	var from []string
+	cmd := &cobra.Command{
+		Use:   "import FILE|- | --from claude|codex|gemini",
+		Short: "Read memory from JSON Lines (all of the file or, on a bad line, nothing), or an agent's own memory",
 		Long: `Import a JSON Lines file written by mem export (- reads stdin). Sessions are matched by id and
 everything else by uuid, so importing the same file twice adds nothing. A bad line stops the import
 with its line number, and nothing of the file is written. FILE may be a pipe, such as <(zcat
-memory.jsonl.gz); a FIFO that nothing writes to reads as empty. Devices are refused.`,
-		Args: cobra.ExactArgs(1),
+memory.jsonl.gz); a FIFO that nothing writes to reads as empty. Devices are refused.
+
+--from reads the memories an agent keeps itself for the current project (several: --from
+claude,gemini): Claude Code's auto memory (~/.claude/projects/<root>/memory/*.md), Codex memories
+(~/.codex/memories/MEMORY.md, the blocks of this project's folders), Gemini CLI's memory files
+(the "## Gemini Added Memories" of ~/.gemini/GEMINI.md, personal; ~/.gemini/tmp/<project>/memory/MEMORY.md).
+Each entry becomes an observation filed as the agent's memory (mem get shows tool "memory:<agent>"),
+after the privacy filter; importing again changes nothing, an edited entry updates its observation,
+a deleted one retires it. Entries about the user (a Claude "user" memory, Gemini's global facts) go
+to the personal tier, given back in every project. Session start does the same when a file changed.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(from) > 0 {
+				if len(args) > 0 {
+					return Invalid("FILE", "no file with --from", args[0])
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(from) > 0 {
+				return runImportFrom(cmd.Context(), app, from)
+			}
 			return runImport(cmd.Context(), app, args[0])
 		},
 	}
+	cmd.Flags().StringSliceVar(&from, "from", nil, "read the memory an agent keeps itself: "+strings.Join(agentmem.Kinds, ", "))
+	return cmd
+}
+
+// runImportFrom reads the agents' own memories of the current project.
+func runImportFrom(ctx context.Context, app *App, from []string) error {
+	for _, k := range from {
+		if !slices.Contains(agentmem.Kinds, k) {
+			return Invalid("--from", strings.Join(agentmem.Kinds, ", "), k)
+		}
+	}
+	id, err := app.Project()
+	if err != nil {
+		return err
+	}
+	db, err := app.WriteStore(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := agentmem.Refresh(ctx, db, agentEnv(app), from, id.Key, id.Root, true)
+	if err != nil {
+		return err
+	}
+	if app.JSON {
+		return PrintJSON(app.Out, rep)
+	}
+	for _, f := range rep.Files {
+		r := f.Result
+		fmt.Fprintf(app.Text(), "%s %s: %d added, %d updated, %d retired, %d unchanged\n", f.Kind, f.Path, r.Added, r.Updated, r.Retired, r.Unchanged)
+	}
+	t := rep.Totals
+	fmt.Fprintf(app.Out, "imported from %s: %d added, %d updated, %d retired, %d unchanged\n", strings.Join(from, ", "), t.Added, t.Updated, t.Retired, t.Unchanged)
+	return nil
+}
+
+// agentEnv is where the agents keep their files: under HOME.
+func agentEnv(app *App) agentmem.Env {
+	return agentmem.Env{Home: homeDir(app.Getenv), Getenv: app.Getenv, Now: app.Now}
 }
 
 func runImport(ctx context.Context, app *App, src string) error {

@@ -302,6 +302,9 @@ func printPlan(app *App, p install.Plan, o installOptions, remove bool, backup s
 	for _, n := range notes {
 		fmt.Fprintf(app.Out, "note: %s\n", n)
 	}
+	if n := importNote([]string{a}); n != "" && !remove && !o.DryRun {
+		fmt.Fprintln(app.Out, n)
+	}
 	return nil
 }
 

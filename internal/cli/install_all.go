@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/memhq/mem/internal/agent"
+	"github.com/memhq/mem/internal/agentmem"
 	"github.com/memhq/mem/internal/install"
 )
 
@@ -197,4 +199,30 @@ func printWired(app *App, ws []wired, dryRun bool) {
 		return
 	}
 	fmt.Fprintf(app.Out, "agents read these files when a session starts: start a new session in each\n")
+	var names []string
+	for _, w := range ws {
+		if w.Error == "" {
+			names = append(names, w.Agent)
+		}
+	}
+	if n := importNote(names); n != "" {
+		fmt.Fprintf(app.Out, "%s\n", n)
+	}
+}
+
+// importNote says that what the agents already remember themselves comes
+// into mem, and how to read it now; "" when none of them keeps a memory of
+// its own that mem reads.
+func importNote(agents []string) string {
+	var from []string
+	for _, a := range agents {
+		if slices.Contains(agentmem.Kinds, a) && !slices.Contains(from, a) {
+			from = append(from, a)
+		}
+	}
+	if len(from) == 0 {
+		return ""
+	}
+	list := strings.Join(from, ",")
+	return "the agents' own memories (" + strings.Join(from, ", ") + ") come into mem at each session start of a project; mem import --from " + list + " reads them now"
 }

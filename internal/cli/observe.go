@@ -14,6 +14,7 @@ import (
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -36,6 +37,7 @@ type observeInput struct {
 
 type observeOptions struct {
 	Session string
+	Scope   string
 	Input   string // "-" for stdin, or a file
 	Fields  observeInput
 }
@@ -43,12 +45,16 @@ type observeOptions struct {
 func newObserveCmd(app *App) *cobra.Command {
 	var o observeOptions
 	cmd := &cobra.Command{
-		Use:   "observe --session ID (--type T --title TEXT [fields] | --input -)",
+		Use:   "observe (--session ID | --scope personal) (--type T --title TEXT [fields] | --input -)",
 		Short: "Record an observation: a decision, problem, change or discovery worth remembering",
 		Long: `Record an observation in a session (the session is created in the current project if it
 does not exist). Give the fields as flags, or one JSON object with the same names on stdin with
 --input - (facts, concepts, files_read and files_modified are arrays). Private parts and secrets are
 removed before anything is stored. The same content twice in one session is stored once.
+
+--scope personal stores a preference of yours in the personal tier instead (no --session needed):
+it is given back at the start of every project's sessions, never shared with a team (mem share,
+mem share --git) and never exported with a project.
 
 Types: ` + memory.TypeList() + `.`,
 		Args: cobra.NoArgs,
@@ -57,7 +63,8 @@ Types: ` + memory.TypeList() + `.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Session, "session", "", "session id (required)")
+	f.StringVar(&o.Session, "session", "", "session id (required unless --scope personal)")
+	f.StringVar(&o.Scope, "scope", "project", "project, or personal: a preference given back in every project")
 	f.StringVar(&o.Input, "input", "", "read the observation as one JSON object from a file, or - for stdin")
 	f.StringVar(&o.Fields.Type, "type", "", "observation type: "+memory.TypeList())
 	f.StringVar(&o.Fields.Title, "title", "", "one-line title")
@@ -75,7 +82,16 @@ Types: ` + memory.TypeList() + `.`,
 }
 
 func runObserve(ctx context.Context, app *App, o observeOptions) error {
-	if err := SessionArg(&o.Session); err != nil {
+	scope, err := memory.ParseScope("--scope", o.Scope)
+	if err != nil {
+		return UsageErr(err)
+	}
+	if scope == memory.ScopePersonal {
+		if o.Session != "" {
+			return Invalid("--session", "no session with --scope personal (the personal tier has its own)", o.Session)
+		}
+		o.Session = memory.PersonalSession(app.Now()).ID
+	} else if err := SessionArg(&o.Session); err != nil {
 		return err
 	}
 	in := o.Fields
@@ -95,10 +111,18 @@ func runObserve(ctx context.Context, app *App, o observeOptions) error {
 		obs.Citations = cite.Take(id.Root, cite.Files(&obs, ""))
 	}
 	var added store.Added
-	err = app.inSession(ctx, o.Session, func(tx *store.DB) (err error) {
+	add := func(tx *store.DB) (err error) {
 		added, err = tx.AddObservation(ctx, obs)
 		return err
-	})
+	}
+	if scope == memory.ScopePersonal {
+		var db *store.DB
+		if db, err = app.WriteStore(ctx); err == nil {
+			err = remember.InSession(ctx, db, memory.PersonalSession(app.Now()), add)
+		}
+	} else {
+		err = app.inSession(ctx, o.Session, add)
+	}
 	if err != nil {
 		return err
 	}

@@ -267,6 +267,7 @@ func (a *App) Engine() *remember.Engine {
 		if err != nil {
 			panic("cli: " + err.Error()) // a command ran before its configuration was loaded
 		}
+		e.SetAgentFiles(agentEnv(a))
 		a.engine = e
 	}
 	return a.engine

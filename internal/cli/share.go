@@ -2,9 +2,21 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/interchange"
+	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/privacy"
 )
 
 func newShareCmd(app *App, unshare bool) *cobra.Command {
@@ -12,7 +24,8 @@ func newShareCmd(app *App, unshare bool) *cobra.Command {
 	if unshare {
 		use, short = "unshare", "Stop sharing the current project (or --project); what the cluster has stays there"
 	}
-	return &cobra.Command{
+	var git bool
+	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Long: short + `.
@@ -22,16 +35,131 @@ sessions, observations and summaries (all of them, also those recorded before it
 the cluster on mem sync, and what others pushed for it comes back; its prompts never leave the
 machine. Unsharing stops both ways; sharing again pushes and pulls the project whole (idempotent).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if git {
+				return runShareGit(cmd.Context(), app, args)
+			}
 			return runShare(cmd.Context(), app, unshare)
 		},
 	}
+	if !unshare {
+		cmd.Use = "share [--git [PATH]]"
+		cmd.Long += `
+
+--git writes the project's durable memory to a file in its repository instead (PATH, default
+` + interchange.RepoFile + ` at the root: the file every member's mem reads at session start): its
+decisions, warnings, patterns and open problems, one JSON object a line, oldest first. Never prompts,
+never text the instruction check flagged or that came from outside the project, never what an
+agent's own memory holds (private to you), and what was forgotten here becomes a tombstone line
+others' mem forgets it by. Writing the file is this explicit step; commit it to share. With
+` + "`" + interchange.RepoFile + ` merge=union` + "`" + ` in .gitattributes, concurrent additions merge without conflicts.`
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			if !git && len(args) > 0 {
+				return Invalid("PATH", "no argument without --git", args[0])
+			}
+			return cobra.MaximumNArgs(1)(cmd, args)
+		}
+		cmd.Flags().BoolVar(&git, "git", false, "write the durable memory to a file in the repository (PATH, default "+interchange.RepoFile+")")
+	}
+	return cmd
+}
+
+// runShareGit writes the project's durable memory to its repository file.
+func runShareGit(ctx context.Context, app *App, args []string) error {
+	id, err := app.Project()
+	if err != nil {
+		return err
+	}
+	if id.Key == memory.PersonalProject {
+		return Invalid("--project", "a project (the personal tier is never shared)", id.Key)
+	}
+	if _, err := os.Stat(filepath.Join(id.Root, ".git")); err != nil {
+		return Invalid("--git", "a project in a git work tree", id.Root)
+	}
+	path := interchange.RepoFile
+	if len(args) == 1 {
+		path = args[0]
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(id.Root, path)
+	}
+	if rel, err := filepath.Rel(id.Root, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+		return Invalid("PATH", "a file inside the project's work tree", path)
+	}
+	if _, err := fsafe.CheckTarget(path); err != nil {
+		return UsageErr(fmt.Errorf("PATH: %w", err))
+	}
+	db, err := app.Store(ctx)
+	if err != nil {
+		return err
+	}
+	var existing []interchange.RepoLine
+	if data, err := os.ReadFile(path); err == nil {
+		existing = interchange.ReadRepository(data)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	obs, err := durableObservations(ctx, db, id.Key, time.Time{})
+	if err != nil {
+		return err
+	}
+	forgotten, err := db.ForgottenObservations(ctx, id.Key)
+	if err != nil {
+		return err
+	}
+	lines := map[string]interchange.RepoLine{}
+	for _, l := range existing {
+		lines[l.UUID] = l
+	}
+	local := map[string]bool{}
+	for _, o := range obs {
+		if o.Review.Held() || o.Provenance.Untrusted || o.Provenance.Origin == memory.OriginAgentMemory {
+			continue
+		}
+		local[o.UUID] = true
+		if l, ok := lines[o.UUID]; ok && l.Forgotten != nil {
+			continue // forgotten by someone: the forget wins
+		}
+		o.Title, o.Narrative = privacy.Filter(o.Title), privacy.Filter(o.Narrative)
+		for i := range o.Facts {
+			o.Facts[i] = privacy.Filter(o.Facts[i])
+		}
+		lines[o.UUID] = interchange.RepoLineOf(o)
+	}
+	kept, tombs := 0, 0
+	out := make([]interchange.RepoLine, 0, len(lines))
+	for u, l := range lines {
+		if at, ok := forgotten[u]; ok && !local[u] && l.Forgotten == nil {
+			l = l.Tombstone(at)
+		}
+		if l.Forgotten != nil {
+			tombs++
+		} else {
+			kept++
+		}
+		out = append(out, l)
+	}
+	data, err := interchange.WriteRepository(out)
+	if err != nil {
+		return err
+	}
+	if err := fsafe.Write(path, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if app.JSON {
+		return PrintJSON(app.Out, map[string]any{"project": id.Key, "file": path, "records": kept, "forgotten": tombs})
+	}
+	fmt.Fprintf(app.Text(), "wrote %d records and %d forgotten to %s: commit it to share them\n", kept, tombs, path)
+	return nil
 }
 
 func runShare(ctx context.Context, app *App, unshare bool) error {
 	id, err := app.Project()
 	if err != nil {
 		return err
+	}
+	if !unshare && id.Key == memory.PersonalProject {
+		return Invalid("--project", "a project (the personal tier is never shared)", id.Key)
 	}
 	db, err := app.WriteStore(ctx)
 	if err != nil {

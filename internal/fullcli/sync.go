@@ -11,6 +11,7 @@ import (
 
 	"github.com/memhq/mem/internal/cli"
 	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/progress"
 	"github.com/memhq/mem/internal/team"
 	"github.com/memhq/mem/internal/termsafe"
 )
@@ -114,19 +115,34 @@ func runSync(ctx context.Context, app *cli.App, o syncOptions) error {
 	if !team.ValidReview(set.Review) {
 		return cli.Invalid("sync.review", "off, flagged or all", set.Review)
 	}
+	// Records pushed and pulled, counted on a terminal as they go.
+	var bar *progress.Bar
+	if !o.Quiet && !o.Background {
+		bar = progress.New(app.Err, 0, "syncing", progress.Items)
+		defer bar.Finish()
+	}
 	opts := team.Options{Remote: r, PushOnly: o.PushOnly, PullOnly: o.PullOnly, Now: app.Now, Page: set.Page, ShareMachine: set.ShareMachine,
 		Review: set.Review,
 		Warn: func(line string) {
 			if o.Background {
 				app.LogBackground(errors.New(line))
 			} else {
-				fmt.Fprintf(app.Err, "mem: warning: %s\n", termsafe.Line(line))
+				warning := "mem: warning: " + termsafe.Line(line)
+				if bar != nil {
+					bar.Println(warning)
+				} else {
+					fmt.Fprintln(app.Err, warning)
+				}
 			}
 		}}
 	if o.Project != "" {
 		opts.Projects = []string{o.Project}
 	}
+	if bar != nil {
+		opts.Progress = func(_, _ string, n int) { bar.Add(int64(n)) }
+	}
 	res, err := team.Sync(ctx, db, opts)
+	bar.Finish() // before the results, which go below it
 	switch {
 	case errors.Is(err, team.ErrNewerSchema):
 		return cli.UsageErr(err) // as with a database file newer than mem

@@ -33,6 +33,10 @@ type Memory interface {
 	// TurnContext answers a prompt or a tool call with the context the
 	// session is waiting for (prompt-time recall), or "".
 	TurnContext(ctx context.Context, db *store.DB, t remember.Turn) (string, error)
+	// Refresh reads again the memory files outside the database that
+	// changed since last read (the agents' own memories): a stat each when
+	// none did.
+	Refresh(ctx context.Context, db *store.DB, project, root string) error
 }
 
 // Deps are what a Handler works with. New refuses a missing one.
@@ -462,6 +466,12 @@ func (t *turn) record(ctx context.Context) error {
 			return err
 		}
 		t.s = s
+		if t.inject {
+			// In the event's transaction, so the start block has them.
+			if err := t.h.Memory.Refresh(ctx, t.db, t.project, t.root); err != nil {
+				t.h.logf("reading memory files: %v", err)
+			}
+		}
 		if t.ev.CompactionAtPrompt {
 			// The start block replaces a compaction block still to come: the
 			// model would get the memory twice.

@@ -56,6 +56,8 @@ func (m *fakeMemory) TurnContext(ctx context.Context, db *store.DB, t remember.T
 	return m.context(ctx, db, t)
 }
 
+func (m *fakeMemory) Refresh(context.Context, *store.DB, string, string) error { return nil }
+
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	ctx := context.Background()

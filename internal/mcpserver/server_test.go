@@ -294,6 +294,23 @@ func testSaveObservationInGivenSession(t *testing.T, start starter) {
 	}
 }
 
+func TestSaveObservationPersonal(t *testing.T) { eachMode(t, testSaveObservationPersonal) }
+
+// A preference saved with scope personal goes to the personal tier, not to
+// the session's project; an unknown scope is refused.
+func testSaveObservationPersonal(t *testing.T, start starter) {
+	f := start(t, "s3")
+	var out SaveOutput
+	structured(t, call(t, f.cs, "save_observation", map[string]any{"type": "pattern", "title": "I prefer small commits", "scope": "personal"}), &out)
+	if out.Project != memory.PersonalProject || out.Session != "personal" {
+		t.Errorf("saved in %+v, want the personal tier", out)
+	}
+	res := call(t, f.cs, "save_observation", map[string]any{"type": "note", "title": "x", "scope": "global"})
+	if !res.IsError {
+		t.Errorf("scope global accepted: %+v", res)
+	}
+}
+
 func TestNewRejectsBadOptions(t *testing.T) {
 	db, _ := openDB(t)
 	for _, o := range []Options{{Project: testProject}, {DB: db}, {DB: db, Project: testProject, Session: strings.Repeat("a", 201)}, {DB: db, Project: testProject, Session: " "}, {DB: db, Project: testProject, Session: "a\nb"}} {

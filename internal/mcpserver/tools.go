@@ -39,6 +39,7 @@ type SaveInput struct {
 	FilesRead     []string `json:"files_read,omitempty" jsonschema:"files it concerns that were read, relative to the project root"`
 	FilesModified []string `json:"files_modified,omitempty" jsonschema:"files it concerns that were changed, relative to the project root"`
 	Supersedes    int64    `json:"supersedes,omitempty" jsonschema:"the id of an observation this one corrects: the old one is retired and never given to an agent again"`
+	Scope         string   `json:"scope,omitempty" jsonschema:"project (the default), or personal: a preference the user stated about how they work, given back in every project and never shared"`
 }
 
 // SaveOutput is the result of save_observation.
@@ -65,7 +66,8 @@ This is the LAST step of the memory workflow: search -> timeline -> get_observat
 		Title: "Save an observation",
 		Description: `Save something worth remembering in later sessions of this project, and get its id.
 Save when you make or learn a decision (and why), find the cause of a problem or a bug, discover something non-obvious about the code, a tool or the environment, or finish a change others will need to know about. Do not save routine steps, whole files or anything secret: <private>...</private> parts and credentials are removed before storing.
-Types: ` + memory.TypeList() + `. Give a clear title, a narrative with the why, and the files it concerns. Saving the same content twice in a session stores it once.`,
+Types: ` + memory.TypeList() + `. Give a clear title, a narrative with the why, and the files it concerns. Saving the same content twice in a session stores it once.
+When the user states a preference about how they work in general (not about this project), save it with scope "personal": it is given back in every project and never shared.`,
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)},
 	}, s.saveObservation)
 
@@ -97,6 +99,10 @@ func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, 
 	if err != nil {
 		return nil, SaveOutput{}, err
 	}
+	scope, err := memory.ParseScope("scope", in.Scope)
+	if err != nil {
+		return nil, SaveOutput{}, err
+	}
 	// Validate before the session exists, so bad input creates nothing.
 	o, err := privacy.CleanObservation(memory.Observation{SessionID: "pending", Type: t,
 		Title: in.Title, Subtitle: in.Subtitle, Narrative: in.Narrative, Facts: in.Facts, Concepts: in.Concepts,
@@ -110,8 +116,15 @@ func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, 
 	if in.Supersedes < 0 {
 		return nil, SaveOutput{}, memory.Invalid("supersedes", "the id of an observation of this project, such as 12", fmt.Sprint(in.Supersedes))
 	}
-	o.Citations = cite.Take(s.opts.Root, cite.Files(&o, ""))
-	session, err := s.saveSession(ctx)
+	var session string
+	if scope == memory.ScopePersonal {
+		ps := memory.PersonalSession(s.opts.Now())
+		_, err = s.opts.DB.EnsureSession(ctx, ps)
+		session = ps.ID
+	} else {
+		o.Citations = cite.Take(s.opts.Root, cite.Files(&o, ""))
+		session, err = s.saveSession(ctx)
+	}
 	if err != nil {
 		return nil, SaveOutput{}, s.toolError("save_observation", err)
 	}

@@ -27,8 +27,9 @@ const (
 // Bar is a progress display; a nil Bar, or one New made for a writer that
 // is no terminal, shows nothing.
 type Bar struct {
-	p   *mpb.Progress
-	bar *mpb.Bar
+	p    *mpb.Progress
+	bar  *mpb.Bar
+	done bool
 }
 
 // New returns a bar over total units (0 or less when the total is not
@@ -102,11 +103,12 @@ func (b *Bar) Println(line string) {
 }
 
 // Finish completes the bar, clears it from its line and waits until it is
-// drawn no more.
+// drawn no more; again, it does nothing.
 func (b *Bar) Finish() {
-	if b == nil {
+	if b == nil || b.done {
 		return
 	}
+	b.done = true
 	b.bar.SetTotal(-1, true)
 	b.p.Wait()
 }

@@ -76,6 +76,7 @@ func TestDrawShowsCountRateAndTimeLeft(t *testing.T) {
 				t.Fatalf("read %d bytes through the bar, want 512", n)
 			}
 			b.Finish()
+			b.Finish() // again: nothing
 			got := out.String()
 			for _, w := range tc.want {
 				if !strings.Contains(got, w) {

@@ -121,9 +121,11 @@ func (it *item) pass() bool {
 // How much is read: enough candidates to fill any sensible budget, bounded
 // so that the cost does not grow with the database.
 const (
-	recentLimit      = 300 // newest observations of the project
-	importantLimit   = 100 // newest decisions, problems and warnings
-	currentLimit     = 200 // newest observations of the current session
+	recentLimit      = 300  // newest observations of the project
+	importantLimit   = 100  // newest decisions, problems and warnings
+	personalLimit    = 50   // newest observations of the personal tier
+	personalShare    = 0.15 // of the budget at most, the personal tier first
+	currentLimit     = 200  // newest observations of the current session
 	startSummaries   = 6
 	compactSummaries = 2
 )
@@ -192,6 +194,13 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 		[]memory.Type{memory.TypeDecision, memory.TypeProblem, memory.TypeWarning}, importantLimit)
 	if err != nil {
 		return res, err
+	}
+	// The personal tier comes with every project's block.
+	var personal []memory.Observation
+	if req.Project != memory.PersonalProject {
+		if personal, err = src.RecentBriefs(ctx, memory.PersonalProject, nil, personalLimit); err != nil {
+			return res, err
+		}
 	}
 	totalObs, err := src.CountObservationsUpTo(ctx, req.Project, countCap)
 	if err != nil {
@@ -285,8 +294,13 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 	markSummaries(cc, summaryItems)
 	rank(indexItems)
+	var personalItems []*item
+	for i := range personal {
+		personalItems = append(personalItems, obsItem(&personal[i], groupPersonal, sc))
+	}
+	rank(personalItems)
 
-	if totalObs == 0 && totalSum == 0 && len(current) == 0 {
+	if totalObs == 0 && totalSum == 0 && len(current) == 0 && len(personal) == 0 {
 		res.Empty = true
 		r := newRenderer(req)
 		if t := r.empty(req.Project); fits(t, req.Budget, req.MaxChars) {
@@ -297,7 +311,7 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 
 	// The current session's observations are counted in totalObs unless the
 	// session belongs to another project.
-	maxObs := totalObs
+	maxObs := totalObs + len(personal)
 	for _, it := range currentItems {
 		if it.obs.Project != req.Project {
 			maxObs++
@@ -305,10 +319,13 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	}
 	for round := 0; ; round++ {
 		var phases []phase
+		if len(personalItems) > 0 {
+			phases = append(phases, phase{personalItems, personalShare})
+		}
 		if req.Mode == ModeCompact {
-			phases = []phase{{currentItems, 0.5}, {summaryItems, 0.7}, {indexItems, 1}}
+			phases = append(phases, phase{currentItems, 0.5}, phase{summaryItems, 0.7}, phase{indexItems, 1})
 		} else {
-			phases = []phase{{summaryItems, 0.6}, {indexItems, 1}}
+			phases = append(phases, phase{summaryItems, 0.6}, phase{indexItems, 1})
 		}
 		fillBlock(&res, newRenderer(req), req, phases, Omitted{Observations: maxObs, Sessions: totalSum, AtLeast: capped})
 		if cc == nil || round == maxCheckRounds {

@@ -21,6 +21,7 @@ const (
 	groupChanges   = "changes"
 	groupProblems  = "problems"
 	groupNotes     = "notes"
+	groupPersonal  = "personal" // the personal tier: the user's preferences, in every project
 )
 
 // version is one rendering of an item: the full one, or one shortened at a
@@ -245,7 +246,9 @@ func (xmlRenderer) omitted(o Omitted, minimal bool) string {
 	return fmt.Sprintf("<omitted observations=\"%s\" sessions=\"%s\">Full records: mem get ID (or MCP get_observations). More: mem search QUERY (or MCP search).</omitted>\n", obs, sessions)
 }
 
-func (xmlRenderer) groups() []string { return []string{groupCurrent, groupSessions, groupIndex} }
+func (xmlRenderer) groups() []string {
+	return []string{groupPersonal, groupCurrent, groupSessions, groupIndex}
+}
 
 func (xmlRenderer) group(it *item) string { return it.group }
 
@@ -255,6 +258,8 @@ func (xmlRenderer) groupHead(g string) string {
 		return "<current_session columns=\"id type date title\">\n"
 	case groupSessions:
 		return "<recent_sessions>\n"
+	case groupPersonal:
+		return "<preferences scope=\"personal\" columns=\"id type date title\">\n"
 	}
 	return "<index columns=\"id type date title\">\n"
 }
@@ -265,6 +270,8 @@ func (xmlRenderer) groupTail(g string) string {
 		return "</current_session>\n"
 	case groupSessions:
 		return "</recent_sessions>\n"
+	case groupPersonal:
+		return "</preferences>\n"
 	}
 	return "</index>\n"
 }
@@ -313,7 +320,9 @@ func (textRenderer) omitted(o Omitted, minimal bool) string {
 	return fmt.Sprintf("Not shown: %s observations, %s sessions. Full records: mem get ID (or MCP get_observations). More: mem search QUERY (or MCP search).\n", obs, sessions)
 }
 
-func (textRenderer) groups() []string { return []string{groupCurrent, groupSessions, groupIndex} }
+func (textRenderer) groups() []string {
+	return []string{groupPersonal, groupCurrent, groupSessions, groupIndex}
+}
 
 func (textRenderer) group(it *item) string { return it.group }
 
@@ -323,6 +332,8 @@ func (textRenderer) groupHead(g string) string {
 		return "This session so far (id type date title):\n"
 	case groupSessions:
 		return "Recent sessions:\n"
+	case groupPersonal:
+		return "The user's preferences, in every project (id type date title):\n"
 	}
 	return "Index (id type date title, most relevant first):\n"
 }
@@ -404,7 +415,7 @@ func (r prettyRenderer) omitted(o Omitted, minimal bool) string {
 }
 
 func (prettyRenderer) groups() []string {
-	return []string{groupCurrent, groupDecisions, groupChanges, groupProblems, groupNotes, groupSessions}
+	return []string{groupPersonal, groupCurrent, groupDecisions, groupChanges, groupProblems, groupNotes, groupSessions}
 }
 
 func (prettyRenderer) group(it *item) string {
@@ -436,6 +447,8 @@ func prettyTitle(g string) string {
 		return "Discoveries and Notes"
 	case groupSessions:
 		return "Recent Sessions"
+	case groupPersonal:
+		return "Your Preferences (every project)"
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memhq/mem/internal/agentmem"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/recall"
 )
@@ -23,6 +24,7 @@ type Engine struct {
 	cfg    *config.Config
 	now    func() time.Time
 	recall recall.Settings
+	agents agentmem.Env // where the agents keep their own memory files
 }
 
 // New returns the engine over cfg, telling time by now; both are required.

@@ -91,6 +91,11 @@ func (d Dir) Put(id string, data []byte) error {
 func (d Dir) ensure() error {
 	fi, err := os.Lstat(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
+		// The database's folder too: a hook's first event on a new machine
+		// comes before the database.
+		if err := os.MkdirAll(filepath.Dir(d.path), 0o700); err != nil {
+			return fmt.Errorf("creating spool %s: %w", d.path, err)
+		}
 		if err := os.Mkdir(d.path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("creating spool %s: %w", d.path, err)
 		}

@@ -295,3 +295,24 @@ func TestHeldTemporaryFileOfAnEndedProcessIsQueued(t *testing.T) {
 		t.Fatalf("an empty temporary file (a Hold not yet locked) must stay: %v", err)
 	}
 }
+
+// TestSpoolOfADatabaseNotYetCreated: a hook's first event on a new machine
+// arrives before the database's folder exists; holding or putting it makes
+// the folders, private to the user.
+func TestSpoolOfADatabaseNotYetCreated(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "share", "mem")
+	d := Beside(filepath.Join(data, "mem.db"))
+	h, err := d.Hold(NewID(time.Now()), []byte("first"))
+	if err != nil {
+		t.Fatalf("holding the first event of a new machine: %v", err)
+	}
+	if err := h.Queue(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := d.Len(); n != 1 {
+		t.Fatalf("%d waiting, want 1", n)
+	}
+	if fi, err := os.Stat(data); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the data folder: %v %v, want 0700", fi.Mode().Perm(), err)
+	}
+}

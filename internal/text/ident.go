@@ -54,3 +54,13 @@ func IndexTerms(texts ...string) string {
 	}
 	return b.String()
 }
+
+// Cut shortens s, trimmed, to max runes, marking the cut with an ellipsis.
+func Cut(s string, max int) string {
+	s = strings.TrimSpace(s)
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return strings.TrimSpace(string(r[:max-1])) + "…"
+}

@@ -86,6 +86,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 type overviewPage struct {
 	page
 	Projects []store.ProjectActivity
+	Personal *store.ProjectActivity // the personal tier, shown apart
 	Sessions []memory.Session
 	Chart    chart
 	Totals   store.ProjectActivity
@@ -99,6 +100,13 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	if p.Projects, err = s.o.DB.Projects(ctx); err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	for i, pr := range p.Projects {
+		if pr.Project == memory.PersonalProject {
+			p.Personal = &pr
+			p.Projects = append(p.Projects[:i:i], p.Projects[i+1:]...)
+			break
+		}
 	}
 	for _, pr := range p.Projects {
 		p.Totals.Sessions += pr.Sessions

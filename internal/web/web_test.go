@@ -473,6 +473,28 @@ func TestSecretSessionIDFindsTheStoredSession(t *testing.T) {
 	}
 }
 
+// The personal tier is shown apart from the projects: a small section, not a
+// row of the projects' table.
+func TestOverviewShowsThePersonalTierApart(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.db.EnsureSession(ctx, memory.PersonalSession(time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AddObservation(ctx, memory.Observation{SessionID: "personal", Type: memory.TypePattern, Title: "I prefer small commits"}); err != nil {
+		t.Fatal(err)
+	}
+	body := f.do(t, "GET", "/", nil, nil).Body.String()
+	_, projects, _ := strings.Cut(body, `<section id="projects"`)
+	projects, _, _ = strings.Cut(projects, "</section>")
+	if strings.Contains(projects, "@personal") {
+		t.Errorf("the personal tier is a row of the projects' table")
+	}
+	if !strings.Contains(body, `<section id="personal"`) || !strings.Contains(body, `href="/project?p=%40personal">1 observations`) {
+		t.Errorf("no personal section")
+	}
+}
+
 // TestCorrectionRetiresTheOld: "Save as a correction" stores a new
 // observation citing the files of the old one as they are now, retires the
 // old one (the agent page no longer shows it), and both pages say so; a
