@@ -68,6 +68,7 @@ type answer struct {
 type question struct {
 	repo, fold, sha string
 	a               [nChannels]answer
+	st              staleness // with -tree: what the citation check did to the start block
 }
 
 // defaultRepos are the repositories -generate lists, with their folds.
@@ -85,6 +86,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	genWindow := fs.Int("generate-window", 1000, "commits per repository -generate replays")
 	keep := fs.String("keep", "", "build the databases in this folder and keep them (default: a temporary folder)")
 	verbose := fs.Bool("v", false, "print each question's ranks to stderr")
+	tree := fs.Bool("tree", false, "replay in a real work tree of each repository, checked out at each commit, and report what the citation check does to each fix's start block")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -122,7 +124,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			w = *window
 		}
 		t0 := time.Now()
-		got, n, err := replayRepo(ctx, dir, *mirror, s, w, *maxFixes, *verbose)
+		got, n, err := replayRepo(ctx, dir, *mirror, s, w, *maxFixes, *tree, *verbose)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Repo, err)
 		}
@@ -130,6 +132,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		qs = append(qs, got...)
 	}
 	report(out, specs, qs)
+	if *tree {
+		reportStaleness(out, qs)
+	}
 	fmt.Fprintf(out, "\nRun time %s.\n", time.Since(started).Round(time.Second))
 	return nil
 }
@@ -150,7 +155,7 @@ func cleanMessage(msg string) string {
 }
 
 // replayRepo replays the window of s and asks its fixes.
-func replayRepo(ctx context.Context, dir, mirror string, s *repoSpec, window, maxFixes int, verbose bool) ([]question, int, error) {
+func replayRepo(ctx context.Context, dir, mirror string, s *repoSpec, window, maxFixes int, tree, verbose bool) ([]question, int, error) {
 	gd, err := gitDir(mirror, s.Repo)
 	if err != nil {
 		return nil, 0, err
@@ -163,7 +168,11 @@ func replayRepo(ctx context.Context, dir, mirror string, s *repoSpec, window, ma
 	if err != nil {
 		return nil, 0, err
 	}
-	r, err := newReplayer(ctx, rdir, s.Repo)
+	treeOf := ""
+	if tree {
+		treeOf = gd
+	}
+	r, err := newReplayer(ctx, rdir, s.Repo, treeOf)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -173,6 +182,11 @@ func replayRepo(ctx context.Context, dir, mirror string, s *repoSpec, window, ma
 	var qs []question
 	for i, c := range commits {
 		r.clock = c.At
+		if r.tree != nil {
+			if err := r.tree.before(c.SHA); err != nil {
+				return nil, 0, err
+			}
+		}
 		sid := sessionOf(c.SHA)
 		msg := cleanMessage(c.Message)
 		subject := strings.SplitN(msg, "\n", 2)[0]
@@ -192,6 +206,10 @@ func replayRepo(ctx context.Context, dir, mirror string, s *repoSpec, window, ma
 				for ch := range q.a {
 					fmt.Fprintf(os.Stderr, " %d", q.a[ch].rank)
 				}
+				if tree {
+					fmt.Fprintf(os.Stderr, " start: %d entries, %d stale, %d gone, %d tokens (unchecked: %d entries, %d stale, %d gone, %d tokens, %d of them gone's)",
+						q.st.entries, q.st.marked, q.st.gone, q.st.tokens, q.st.offEntries, q.st.offStale, q.st.offGone, q.st.offTokens, q.st.goneTokens)
+				}
 				fmt.Fprintln(os.Stderr)
 			}
 			qs = append(qs, q)
@@ -200,6 +218,11 @@ func replayRepo(ctx context.Context, dir, mirror string, s *repoSpec, window, ma
 				return nil, 0, err
 			}
 			if _, err := r.read(ctx, sid, c.touched(), maxFiles); err != nil {
+				return nil, 0, err
+			}
+		}
+		if r.tree != nil {
+			if err := r.tree.checkout(c.SHA); err != nil {
 				return nil, 0, err
 			}
 		}
@@ -279,6 +302,11 @@ func ask(ctx context.Context, r *replayer, q *question, before []commit, c commi
 	}
 	if err := r.measureBlock(ctx, &q.a[chStart], start, targets); err != nil {
 		return err
+	}
+	if r.tree != nil {
+		if q.st, err = r.startStaleness(ctx, sid, start); err != nil {
+			return err
+		}
 	}
 	p, err := r.prompt(ctx, sid, msg)
 	if err != nil {

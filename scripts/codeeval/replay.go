@@ -15,6 +15,7 @@ import (
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/project"
+	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
@@ -40,16 +41,25 @@ type replayer struct {
 	repo    string
 	root    string
 	clock   time.Time
+	recall  recall.Settings
+	tree    *workTree // nil: the work folder stays empty
 }
 
-func newReplayer(ctx context.Context, dir, repo string) (*replayer, error) {
+// newReplayer opens the database in dir; with gd set (-tree), the events'
+// work folder is a checkout of gd that the replay moves commit by commit.
+func newReplayer(ctx context.Context, dir, repo, gd string) (*replayer, error) {
 	dbPath := filepath.Join(dir, "mem.db")
 	db, err := store.Open(ctx, dbPath, store.Options{})
 	if err != nil {
 		return nil, err
 	}
 	root := filepath.Join(dir, "work", strings.ReplaceAll(repo, "/", "+"))
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	var tree *workTree
+	if gd != "" {
+		if tree, err = newWorkTree(gd, root); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
 	cfg := &config.Config{Settings: config.Defaults(config.Dirs{Data: dir, State: dir, Config: dir})}
@@ -58,7 +68,8 @@ func newReplayer(ctx context.Context, dir, repo string) (*replayer, error) {
 	if !ok {
 		return nil, fmt.Errorf("no claude agent in the registry")
 	}
-	r := &replayer{db: db, adapter: claude.Adapter, repo: repo, root: root}
+	r := &replayer{db: db, adapter: claude.Adapter, repo: repo, root: root, tree: tree,
+		recall: recall.SettingsFrom(cfg.Settings)}
 	mem, err := remember.New(cfg, func() time.Time { return r.clock })
 	if err != nil {
 		return nil, err
