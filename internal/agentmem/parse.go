@@ -122,12 +122,20 @@ func frontmatter(md string) (map[string]string, string) {
 // file beside it: "[Title](topic.md)".
 var indexLink = lazy.NewRegexp(`\]\(([^)/\\]+\.md)\)`)
 
-// claudeTypes maps the type of a Claude Code memory to an observation type.
-var claudeTypes = map[string]memory.Type{
-	"user":      memory.TypeNote,      // who the user is: personal
-	"feedback":  memory.TypePattern,   // how the user wants work done
-	"project":   memory.TypeDecision,  // goals, decisions, constraints of the work
-	"reference": memory.TypeDiscovery, // where things are
+// claudeType maps the type of a Claude Code memory to an observation type
+// (a switch: a map would be built at every start of mem).
+func claudeType(t string) (memory.Type, bool) {
+	switch t {
+	case "user": // who the user is: personal
+		return memory.TypeNote, true
+	case "feedback": // how the user wants work done
+		return memory.TypePattern, true
+	case "project": // goals, decisions, constraints of the work
+		return memory.TypeDecision, true
+	case "reference": // where things are
+		return memory.TypeDiscovery, true
+	}
+	return "", false
 }
 
 // parseClaude reads a file of Claude Code's auto memory folder: MEMORY.md is
@@ -149,7 +157,7 @@ func parseClaude(name, md string) []Entry {
 		return nil
 	}
 	e := Entry{Key: name, Text: body, Type: memory.TypeNote}
-	if t, ok := claudeTypes[fields["type"]]; ok {
+	if t, ok := claudeType(fields["type"]); ok {
 		e.Type = t
 	}
 	e.Personal = fields["type"] == "user"
