@@ -43,7 +43,7 @@ var layers = []layer{
 		[]string{"helpers", "domain", "leaves"}},
 	{"domain", []string{"internal/memory"}, []string{"leaves"}},
 	{"leaves", []string{"internal/text", "internal/tokens", "internal/termsafe", "internal/fsafe", "internal/lazy",
-		"internal/progress", "internal/privacy/corpus", "migrations", "scripts/hooks/opencode"},
+		"internal/progress", "internal/privacy/corpus", "internal/guard/guardtest", "migrations", "scripts/hooks/opencode"},
 		[]string{"leaves"}},
 }
 

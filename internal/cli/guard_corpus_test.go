@@ -1,44 +1,17 @@
 package cli
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"html"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/memhq/mem/internal/guard"
+	"github.com/memhq/mem/internal/guard/guardtest"
 )
-
-type corpusSample struct {
-	Shape string `json:"shape"`
-	Title string `json:"title"`
-	Text  string `json:"text"`
-}
-
-func readGuardCorpus(t *testing.T, name string) []corpusSample {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "guard", "testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []corpusSample
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var s corpusSample
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
-}
 
 // memMarkup is mem's own markup in a reply: its block and context tags,
 // which are not instructions from anyone.
@@ -85,7 +58,7 @@ func injected(t *testing.T, reply string) string {
 // context. The check: no payload's marker in what is injected, and the
 // instruction check finds nothing there.
 func TestPayloadsNeverReachALaterSession(t *testing.T) {
-	payloads := readGuardCorpus(t, "payloads.jsonl")
+	payloads := guardtest.Read(t, "payloads.jsonl")
 	event := func(dir, session, name, fields string) string {
 		return `{"session_id":"` + session + `","transcript_path":"/home/dev/.claude/projects/x/` + session + `.jsonl","cwd":` +
 			jsonString(dir) + `,"permission_mode":"default","hook_event_name":"` + name + `"` + fields + `}`
@@ -193,7 +166,7 @@ func TestPayloadsNeverReachALaterSession(t *testing.T) {
 // TestCleanImportIsRarelyFlagged: the clean corpus imported through mem
 // import: at most 1% of it is held for review.
 func TestCleanImportIsRarelyFlagged(t *testing.T) {
-	clean := readGuardCorpus(t, "clean.jsonl")
+	clean := guardtest.Read(t, "clean.jsonl")
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir, "MEM_DB": filepath.Join(dir, "mem.db"), "MEM_PROJECT": "p"}
 	var b strings.Builder

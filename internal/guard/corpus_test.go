@@ -1,7 +1,8 @@
 package guard
 
 import (
-	"bufio"
+	"path/filepath"
+
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -9,36 +10,18 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/memhq/mem/internal/guard/guardtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/clean.jsonl from the generator")
 
-// Sample is one text of a corpus: a payload (Shape: where its kind was
-// published) or a clean observation (Shape: decision, failure, ...).
-type Sample struct {
-	Shape string `json:"shape"`
-	Title string `json:"title,omitempty"`
-	Text  string `json:"text"`
-}
+// Sample is one text of a corpus.
+type Sample = guardtest.Sample
 
+// readCorpus reads testdata/NAME.
 func readCorpus(t testing.TB, path string) []Sample {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []Sample
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var s Sample
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		out = append(out, s)
-	}
-	return out
+	return guardtest.Read(t, filepath.Base(path))
 }
 
 // TestPayloadsAreFlagged: every payload of the corpus is caught.

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhq/mem/internal/guard"
+	"github.com/memhq/mem/internal/guard/guardtest"
 )
 
 // TestSavedPayloadsNeverReachALaterSession: the agent saves each
@@ -25,21 +25,7 @@ import (
 // text through the real `mem hook claude`: the start block, prompt-time
 // context, the block after a compaction.
 func TestSavedPayloadsNeverReachALaterSession(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "guard", "testdata", "payloads.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var payloads []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var p struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatal(err)
-		}
-		payloads = append(payloads, p.Text)
-	}
+	payloads := guardtest.Texts(t, "payloads.jsonl")
 	if len(payloads) < 60 {
 		t.Fatalf("%d payloads, want at least 60", len(payloads))
 	}

@@ -1,18 +1,16 @@
 package team_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"html"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/memhq/mem/internal/guard"
+	"github.com/memhq/mem/internal/guard/guardtest"
 )
 
 // TestPulledPayloadsNeverReachTheAgent, on a real three-node cluster: a
@@ -24,21 +22,7 @@ import (
 // through the real `mem hook claude`: the start block and prompt-time
 // context, while a's clean records do.
 func TestPulledPayloadsNeverReachTheAgent(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "guard", "testdata", "payloads.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var payloads []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var p struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatal(err)
-		}
-		payloads = append(payloads, p.Text)
-	}
+	payloads := guardtest.Texts(t, "payloads.jsonl")
 	if len(payloads) < 60 {
 		t.Fatalf("%d payloads, want at least 60", len(payloads))
 	}
