@@ -8,13 +8,13 @@ package capture
 
 import (
 	"encoding/json"
-	"github.com/memhq/mem/internal/text"
 	"path/filepath"
 	"strings"
 
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Call is one tool call as an agent reported it, after the hook adapter has

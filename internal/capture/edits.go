@@ -2,13 +2,13 @@ package capture
 
 import (
 	"fmt"
-	"github.com/memhq/mem/internal/text"
 	"slices"
 	"strings"
 
 	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/text"
 )
 
 const snippetLen = 70
@@ -54,14 +54,14 @@ func editObservation(c Call, in map[string]any, w Where) (*memory.Observation, [
 	for _, e := range edits {
 		ol, nl := changedSpan(e.old, e.new)
 		changed = append(changed, strings.Join(ol, "\n"), strings.Join(nl, "\n"))
-		before, after := changedLines(e.old, e.new)
+		before, after := firstChanged(ol, nl)
 		if before != "" {
 			o.Facts = append(o.Facts, "before: "+before)
 		}
 		if after != "" {
 			o.Facts = append(o.Facts, "after: "+after)
 		}
-		names = append(names, changedNames(e.old, e.new)...)
+		names = append(names, changedNames(ol, nl)...)
 		scopes = append(scopes, definedIn(e.old+"\n"+e.new)...)
 	}
 	if scopes = memory.CleanList(scopes); len(scopes) > 0 {
@@ -215,7 +215,12 @@ func changedSpan(old, nw string) (ol, nl []string) {
 // changedLines returns the first line that differs on each side, once the
 // lines both sides share at the start and end are set aside.
 func changedLines(old, nw string) (before, after string) {
-	ol, nl := changedSpan(old, nw)
+	return firstChanged(changedSpan(old, nw))
+}
+
+// firstChanged returns the first line of each side of a changed span
+// (changedSpan), shortened.
+func firstChanged(ol, nl []string) (before, after string) {
 	if len(ol) > 0 {
 		before = text.Cut(ol[0], snippetLen)
 	}
@@ -235,13 +240,13 @@ var (
 	defRe = lazy.NewRegexp(`(?m)^(?:[A-Za-z_][A-Za-z0-9_]*[\s\*]+)+\**([A-Za-z_][A-Za-z0-9_]*)\s*\(|^func\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)`)
 )
 
-// changedNames returns the identifiers of the lines an edit changed (all of
-// them, not only the first), in order: what a developer searches for later.
-// Words of three letters or fewer and the language's keywords are left out.
-func changedNames(old, nw string) []string {
-	ol, nl := changedSpan(old, nw)
+// changedNames returns the identifiers of the lines an edit changed (its
+// changed span, all of it, not only the first line), in order: what a
+// developer searches for later. Words of three letters or fewer and the
+// language's keywords are left out.
+func changedNames(ol, nl []string) []string {
 	var out []string
-	for _, l := range append(ol, nl...) {
+	for _, l := range slices.Concat(ol, nl) {
 		for _, w := range identRe.Get().FindAllString(l, -1) {
 			if len(w) > 3 && !isKeyword(w) {
 				out = append(out, w)
