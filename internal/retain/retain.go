@@ -60,10 +60,10 @@ func Run(ctx context.Context, s Store, p Policy, now time.Time, dryRun bool) (Re
 			continue
 		}
 		obs, err := s.ExpiredObservations(ctx, t, now.Add(-keep), batch)
-		if err != nil || len(obs) == 0 {
-			if err != nil {
-				return rep, err
-			}
+		if err != nil {
+			return rep, err
+		}
+		if len(obs) == 0 {
 			continue
 		}
 		sums, err := summariesOf(ctx, s, obs)
