@@ -102,8 +102,7 @@ func (h *Handler) hold(j job) *spool.Held {
 // Drain applies the spooled events, oldest first, until the spool is empty
 // or until passes; it returns how many are left. The events are applied in
 // one transaction (one write lock, one commit), each in a savepoint of its
-// own that also
-// records its id, and their files are removed after the commit: an event is
+// own that also records its id (store.DB.Apply), and their files are removed after the commit: an event is
 // applied once however many processes drain at the same time and wherever
 // one is killed. Draining stops at the first event the database is too
 // full (or read-only) for, keeping what was applied before it; an event

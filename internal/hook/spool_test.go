@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 )
@@ -205,5 +207,31 @@ func TestAHookStarvedOfTheDatabaseSpoolsBeforeItsDeadline(t *testing.T) {
 	}
 	if !strings.Contains(r.log.String(), "spooled") {
 		t.Errorf("log: %s", r.log.String())
+	}
+}
+
+// An event of the spool that fails part way keeps none of its changes: it is
+// set aside whole, while the events around it are applied.
+func TestASpooledEventThatFailsKeepsNothing(t *testing.T) {
+	r, path := spoolRig(t)
+	r.run(t, "claude", `{"session_id":"s","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`)
+	release := lock(t, path)
+	r.run(t, "claude", prompt("s", "one"))
+	r.run(t, "claude", `{"session_id":"s","cwd":"/w","hook_event_name":"SessionEnd","reason":"exit"}`)
+	r.run(t, "claude", prompt("s", "two"))
+	release()
+	r.mem.summarize = func(context.Context, *store.DB, string, time.Time) error { return errors.New("no summary") }
+	if left, err := r.h.Drain(context.Background(), r.db, time.Now().Add(time.Second)); err != nil || left != 0 {
+		t.Fatalf("drain: %d left, %v", left, err)
+	}
+	if got := r.prompts(t, "s"); !reflect.DeepEqual(got, []string{"one", "two"}) {
+		t.Fatalf("prompts %v, want one, two", got)
+	}
+	s, err := r.db.Session(context.Background(), "s")
+	if err != nil || s.Status == memory.StatusEnded {
+		t.Fatalf("the failed SessionEnd ended the session: status %q, err %v", s.Status, err)
+	}
+	if _, failed, _ := spool.Beside(path).Len(); failed != 1 {
+		t.Fatalf("%d events set aside, want 1", failed)
 	}
 }

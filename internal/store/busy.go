@@ -59,8 +59,17 @@ func (db *DB) change(ctx context.Context, query string, args ...any) (int64, err
 // Apply runs fn in one write transaction, as Write does, and does it once (with an id):
 // when applied_events holds it, fn is not run and applied is false;
 // otherwise the id is recorded in the same transaction as fn's changes.
+// Called on a DB already in a transaction (a drain applying several
+// events in one), it runs fn in a savepoint of that one: when fn fails,
+// none of its changes are kept, and what came before stays.
 func (db *DB) Apply(ctx context.Context, id string, fn func(*DB) error) (applied bool, err error) {
-	err = db.Write(ctx, func(tx *DB) error {
+	write := db.Write
+	if db.outer != nil {
+		write = func(ctx context.Context, fn func(*DB) error) error {
+			return savepoint(ctx, db.outer, func(*sqlx.Tx) error { return fn(db) })
+		}
+	}
+	err = write(ctx, func(tx *DB) error {
 		applied = false
 		if id != "" {
 			var n int
@@ -89,4 +98,18 @@ func (db *DB) Apply(ctx context.Context, id string, fn func(*DB) error) (applied
 func (db *DB) PruneApplied(ctx context.Context, before string) error {
 	_, err := db.change(ctx, `DELETE FROM applied_events WHERE id < ?`, before)
 	return err
+}
+
+// savepoint runs fn inside t, undoing what fn did when it fails.
+func savepoint(ctx context.Context, t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
+	if _, err := t.ExecContext(ctx, "SAVEPOINT nested"); err != nil {
+		return mapErr(err)
+	}
+	if err := fn(t); err != nil {
+		_, _ = t.ExecContext(ctx, "ROLLBACK TO nested")
+		_, _ = t.ExecContext(ctx, "RELEASE nested")
+		return mapErr(err)
+	}
+	_, err := t.ExecContext(ctx, "RELEASE nested")
+	return mapErr(err)
 }
