@@ -64,7 +64,7 @@ func (db *DB) change(ctx context.Context, query string, args ...any) (int64, err
 // none of its changes are kept, and what came before stays.
 func (db *DB) Apply(ctx context.Context, id string, fn func(*DB) error) (applied bool, err error) {
 	write := db.Write
-	if db.outer != nil {
+	if db.outer != nil && !db.readOnly {
 		write = func(ctx context.Context, fn func(*DB) error) error {
 			return savepoint(ctx, db.outer, func(*sqlx.Tx) error { return fn(db) })
 		}

@@ -58,6 +58,9 @@ type DB struct {
 	// outer is the transaction a DB handed to Write's, Read's or Apply's
 	// fn runs in: every query goes through it.
 	outer *sqlx.Tx
+	// readOnly: outer is Read's, and a write in it fails (SQLite would take
+	// the write lock for it, and Read rolls it back).
+	readOnly bool
 	// lockHeld: Open holds the migration lock already (a new file).
 	lockHeld bool
 	// importMode overrides how Import indexes, for the benchmarks that
@@ -268,24 +271,25 @@ func (db *DB) SQL() *sqlx.DB { return db.x }
 // rolls back when fn fails; a busy database is retried for up to the wait.
 // Every query of the DB fn is given goes through that transaction: the
 // store's methods called on it open none of their own. Called on a DB that
-// is already in a transaction, it runs fn in that one.
+// is already in a transaction, it runs fn in that one (in a Read's, it
+// fails).
 func (db *DB) Write(ctx context.Context, fn func(*DB) error) error {
-	return db.tx(ctx, func(t *sqlx.Tx) error { return fn(db.in(t)) })
+	return db.tx(ctx, func(t *sqlx.Tx) error { return fn(db.in(t, false)) })
 }
 
 // Read runs fn in one read-only transaction: everything fn reads through
 // the DB it is given comes from one snapshot, and a write fails. Called on
 // a DB that is already in a transaction, it runs fn in that one.
 func (db *DB) Read(ctx context.Context, fn func(*DB) error) error {
-	return db.read(ctx, func(t *sqlx.Tx) error { return fn(db.in(t)) })
+	return db.read(ctx, func(t *sqlx.Tx) error { return fn(db.in(t, true)) })
 }
 
-// in returns db bound to the transaction t.
-func (db *DB) in(t *sqlx.Tx) *DB {
+// in returns db bound to the transaction t, Read's when readOnly.
+func (db *DB) in(t *sqlx.Tx, readOnly bool) *DB {
 	if db.outer == t {
 		return db
 	}
-	return &DB{x: db.x, path: db.path, wait: db.wait, outer: t, importMode: db.importMode}
+	return &DB{x: db.x, path: db.path, wait: db.wait, outer: t, readOnly: readOnly, importMode: db.importMode}
 }
 
 // InTx reports whether db runs its queries in a transaction (Write's or
@@ -297,6 +301,9 @@ func (db *DB) InTx() bool { return db.outer != nil }
 // transaction already (Write's, Read's), fn runs in it: the caller owns it.
 // SQLite errors are mapped to the store's errors.
 func (db *DB) tx(ctx context.Context, fn func(*sqlx.Tx) error) error {
+	if db.readOnly {
+		return errWriteInRead
+	}
 	if db.outer != nil {
 		return mapErr(fn(db.outer))
 	}
@@ -317,6 +324,9 @@ func commitOrRollback(t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
 	}
 	return mapErr(t.Commit())
 }
+
+// errWriteInRead is what a write in a Read's transaction fails with.
+var errWriteInRead = errors.New("store: a write in a read-only transaction")
 
 // read runs fn in a read-only transaction, so it sees one snapshot.
 func (db *DB) read(ctx context.Context, fn func(*sqlx.Tx) error) error {

@@ -96,3 +96,20 @@ func TestWithWaitIsACopy(t *testing.T) {
 		t.Fatalf("WithWait(0): wait %s over the same pool %v; the original's %s", w.wait, w.x == db.x, db.wait)
 	}
 }
+
+// A write in a Read fails at once, even with no other writer about: it
+// would take the write lock only to be rolled back with the Read.
+func TestAWriteInAReadFails(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	if _, err := db.EnsureSession(ctx, memory.Session{ID: "s", Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Read(ctx, func(rx *DB) error {
+		_, err := rx.EnsureSession(ctx, memory.Session{ID: "t", Project: "p"})
+		return err
+	})
+	if err == nil {
+		t.Error("a write in a Read succeeded")
+	}
+}
