@@ -413,7 +413,7 @@ func (h *Handler) turn(db *store.DB, j job, capture, inject bool) *turn {
 	}
 	s := memory.Session{ID: ev.SessionID, Project: j.Project, Agent: ev.Agent, AgentType: ev.AgentType,
 		Cwd: privacy.Filter(cwd), ParentID: ev.ParentID, StartedAt: j.At}
-	return &turn{h: h, db: db, id: j.ID, ev: ev, s: s, dir: j.Dir, project: j.Project, root: j.Root, at: j.At, capture: capture, inject: inject}
+	return &turn{h: h, db: db, id: j.ID, ev: ev, s: s, project: j.Project, root: j.Root, at: j.At, capture: capture, inject: inject}
 }
 
 func (h *Handler) logf(format string, args ...any) { h.Logf(format, args...) }
@@ -441,7 +441,6 @@ type turn struct {
 	id      string // the event's id (spool.NewID)
 	ev      Event
 	s       memory.Session
-	dir     string // the folder the project was resolved from
 	project string
 	root    string
 	at      time.Time // when the event arrived: the time of everything it records
@@ -450,11 +449,6 @@ type turn struct {
 	// analysis is what record made of a tool call, for the reply's file
 	// context (the files it read and changed do not depend on the session).
 	analysis *capture.Result
-}
-
-// job returns t's event as it is spooled.
-func (t *turn) job() job {
-	return job{V: jobVersion, ID: t.id, At: t.at, Dir: t.dir, Project: t.project, Root: t.root, Event: t.ev}
 }
 
 // record does what the event changes in the database.
