@@ -80,10 +80,8 @@ func (e *Engine) PromptContext(ctx context.Context, db *store.DB, s triggers.Ses
 // context after a tool call), persistent entries excepted: those come with
 // each turn, not with each tool call. One write transaction.
 func (e *Engine) FileContext(ctx context.Context, db *store.DB, s triggers.Session, read, edited []string, deliver bool, maxChars int) (block string, rep triggers.Report, err error) {
-	c, err := e.sources()
-	if err != nil {
-		return "", triggers.Report{}, err
-	}
+	// Keywords are a prompt's: their files are not read for a tool call.
+	c := triggers.ConfigFrom(e.cfg.Settings.Context)
 	err = db.Write(ctx, func(tx *store.DB) error {
 		eng := e.triggers(tx, c)
 		for _, f := range []struct {
@@ -135,7 +133,8 @@ func SourceEnabled(cfg *config.Config, source string) bool {
 	return c.Custom
 }
 
-// sources reads the context sources' configuration.
+// sources reads the context sources' configuration for a prompt, the
+// keyword files among it.
 func (e *Engine) sources() (triggers.Config, error) {
 	c := triggers.ConfigFrom(e.cfg.Settings.Context)
 	if c.Keywords {
