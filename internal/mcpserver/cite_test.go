@@ -62,4 +62,8 @@ func TestCitationsAndCorrections(t *testing.T) {
 		!strings.Contains(text(res), "supersedes") {
 		t.Errorf("an unknown id to supersede: %s", text(res))
 	}
+	if res := call(t, f.cs, "save_observation", map[string]any{"type": "note", "title": "x", "supersedes": -1}); !res.IsError ||
+		!strings.Contains(text(res), "supersedes") {
+		t.Errorf("a negative id to supersede: %s", text(res))
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,7 +90,7 @@ func TestSavedPayloadsNeverReachALaterSession(t *testing.T) {
 			t.Fatalf("mem hook claude: %v: %s", err, errOut.String())
 		}
 		raw.Write(out)
-		all.WriteString(hookText(t, string(out)))
+		all.WriteString(guardtest.HookText(t, string(out)))
 	}
 	got := all.String()
 	if !strings.Contains(got, "zqclean") {
@@ -109,18 +108,3 @@ func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
-
-// hookText is the context of a Claude Code hook reply, mem's own block
-// and context tags taken out and XML unescaped, as the model reads it.
-func hookText(t *testing.T, reply string) string {
-	t.Helper()
-	var r struct {
-		HookSpecificOutput struct{ AdditionalContext string }
-	}
-	if strings.TrimSpace(reply) != "" && json.Unmarshal([]byte(reply), &r) != nil {
-		t.Fatalf("hook reply is not JSON: %q", reply)
-	}
-	return html.UnescapeString(memTags.ReplaceAllString(r.HookSpecificOutput.AdditionalContext, "")) + "\n"
-}
-
-var memTags = regexp.MustCompile(`</?(?:memory_context|mem_context)\b[^>]*>`)

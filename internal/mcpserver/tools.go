@@ -113,9 +113,6 @@ func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, 
 		return nil, SaveOutput{}, err
 	}
 	guard.MarkObservation(&o)
-	if in.Supersedes < 0 {
-		return nil, SaveOutput{}, memory.Invalid("supersedes", "the id of an observation of this project, such as 12", fmt.Sprint(in.Supersedes))
-	}
 	var session string
 	if scope == memory.ScopePersonal {
 		ps := memory.PersonalSession(s.opts.Now())

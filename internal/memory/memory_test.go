@@ -65,6 +65,7 @@ func TestValidate(t *testing.T) {
 		{"ESC in uuid", func(o *Observation) { o.UUID = "u\x1b" }, "uuid"},
 		{"U+2028 in project", func(o *Observation) { o.Project = "p\u2028" }, "project"},
 		{"plain uuid and project", func(o *Observation) { o.UUID, o.Project = "0b7c-11", "github.com/a/b" }, ""},
+		{"negative supersedes", func(o *Observation) { o.Supersedes = -1 }, "supersedes"},
 		{"too many facts", func(o *Observation) {
 			o.Facts = make([]string, 201)
 			for i := range o.Facts {

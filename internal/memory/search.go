@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -37,15 +38,7 @@ const MaxLimit = 1000
 
 // Wants reports whether the query asks for hits of kind k.
 func (q Query) Wants(k Kind) bool {
-	if len(q.Kinds) == 0 {
-		return true
-	}
-	for _, x := range q.Kinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
+	return len(q.Kinds) == 0 || slices.Contains(q.Kinds, k)
 }
 
 // Candidate is a row found by full-text search before the final ranking.

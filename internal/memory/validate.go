@@ -3,6 +3,7 @@ package memory
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -107,6 +108,9 @@ func (o *Observation) Validate() error {
 	}
 	if o.PromptNumber < 0 {
 		return Invalid("prompt_number", "a number >= 0", "")
+	}
+	if o.Supersedes < 0 {
+		return Invalid("supersedes", "the id of an observation of this project, such as 12", strconv.FormatInt(o.Supersedes, 10))
 	}
 	return ValidateProvenance(o.Provenance)
 }

@@ -92,10 +92,9 @@ type item struct {
 	// gated and given: the last gate has run on the item, and lets it
 	// through (given).
 	gated, given bool
-	stale        string // what moved in the files it cites; for a summary, the whole note
-	// For a summary: what moved in the files of the observations it
-	// quotes, and the retired observations it quotes.
-	moved, retired string
+	// For a summary: the retired observations it quotes (entry.Stale says
+	// all that no longer holds).
+	retired string
 }
 
 // pass runs the last gate on the way out once, when the item is about to

@@ -85,8 +85,7 @@ func (c *citeCheck) run(ctx context.Context, l []*item, pick func(int, *item) bo
 			continue
 		}
 		c.res.StaleN++
-		it.stale = s.Note()
-		it.entry.Stale = it.stale
+		it.entry.Stale = s.Note()
 		it.entry.Score = round(it.entry.Score * staleFactor)
 		out = append(out, it)
 	}
@@ -123,11 +122,15 @@ func (c *citeCheck) summaryNote(s *memory.Summary) string {
 // observations it quotes.
 func markSummaries(cc *citeCheck, summaries []*item) {
 	for _, it := range summaries {
+		var notes []string
 		if cc != nil {
-			it.moved = cc.summaryNote(it.sum)
+			if moved := cc.summaryNote(it.sum); moved != "" {
+				notes = append(notes, moved)
+			}
 		}
-		it.stale = strings.TrimPrefix(it.moved+"; "+it.retired, "; ")
-		it.stale = strings.TrimSuffix(it.stale, "; ")
-		it.entry.Stale = it.stale
+		if it.retired != "" {
+			notes = append(notes, it.retired)
+		}
+		it.entry.Stale = strings.Join(notes, "; ")
 	}
 }

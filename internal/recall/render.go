@@ -113,7 +113,7 @@ func day(t interface{ Format(string) string }) string { return t.Format("2006-01
 // the files it cites, title (and detail).
 func obsLine(it *item, title, detail string) string {
 	o := it.obs
-	s := fmt.Sprintf("#%d %s %s %s%s", o.ID, o.Type, day(o.CreatedAt.UTC()), staleNote(it.stale), title)
+	s := fmt.Sprintf("#%d %s %s %s%s", o.ID, o.Type, day(o.CreatedAt.UTC()), staleNote(it.entry.Stale), title)
 	if detail != "" {
 		s += " — " + detail
 	}
@@ -282,8 +282,8 @@ func (r xmlRenderer) versions(it *item) []version {
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
 			fmt.Fprintf(&b, "<session ref=\"S%d\" date=\"%s\"", s.ID, day(summaryDate(s)))
-			if it.stale != "" {
-				fmt.Fprintf(&b, " note=\"%s\"", esc(it.stale))
+			if it.entry.Stale != "" {
+				fmt.Fprintf(&b, " note=\"%s\"", esc(it.entry.Stale))
 			}
 			b.WriteString(">\n")
 			for _, f := range fs {
@@ -346,8 +346,8 @@ func (r textRenderer) versions(it *item) []version {
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
 			fmt.Fprintf(&b, "S%d %s", s.ID, day(summaryDate(s)))
-			if it.stale != "" {
-				b.WriteString(" " + strings.TrimSpace(staleNote(it.stale)))
+			if it.entry.Stale != "" {
+				b.WriteString(" " + strings.TrimSpace(staleNote(it.entry.Stale)))
 			}
 			for _, f := range fs {
 				fmt.Fprintf(&b, " %s: %s", f.label, line(f.text, true))
@@ -476,8 +476,8 @@ func (r prettyRenderer) versions(it *item) []version {
 		return summaryVersions(s, r.mode, func(fs []summaryField) string {
 			var b strings.Builder
 			b.WriteString(r.indent() + r.paint(ansiYel, fmt.Sprintf("%-6s", fmt.Sprintf("S%d", s.ID))) + " " + r.paint(ansiDim, day(summaryDate(s))))
-			if it.stale != "" {
-				b.WriteString(" " + r.paint(ansiDim, strings.TrimSpace(staleNote(it.stale))))
+			if it.entry.Stale != "" {
+				b.WriteString(" " + r.paint(ansiDim, strings.TrimSpace(staleNote(it.entry.Stale))))
 			}
 			for i, f := range fs {
 				sep := " · "
@@ -493,7 +493,7 @@ func (r prettyRenderer) versions(it *item) []version {
 	o := it.obs
 	return obsVersions(it, true, func(title, detail string) string {
 		s := r.indent() + r.paint(ansiYel, fmt.Sprintf("%-6s", fmt.Sprintf("#%d", o.ID))) + " " + r.paint(ansiDim, day(o.CreatedAt.UTC())) +
-			"  " + string(o.Type) + "  " + r.paint(ansiDim, staleNote(it.stale)) + title
+			"  " + string(o.Type) + "  " + r.paint(ansiDim, staleNote(it.entry.Stale)) + title
 		if detail != "" {
 			s += " — " + detail
 		}

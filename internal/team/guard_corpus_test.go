@@ -3,7 +3,6 @@ package team_test
 import (
 	"encoding/json"
 	"fmt"
-	"html"
 	"regexp"
 	"strings"
 	"testing"
@@ -83,13 +82,7 @@ func TestPulledPayloadsNeverReachTheAgent(t *testing.T) {
 			t.Fatalf("b: mem hook claude: exit %d: %s", code, errOut)
 		}
 		raw.WriteString(out)
-		var r struct {
-			HookSpecificOutput struct{ AdditionalContext string }
-		}
-		if strings.TrimSpace(out) != "" && json.Unmarshal([]byte(out), &r) != nil {
-			t.Fatalf("hook reply is not JSON: %q", out)
-		}
-		got.WriteString(html.UnescapeString(memTags.ReplaceAllString(r.HookSpecificOutput.AdditionalContext, "")) + "\n")
+		got.WriteString(guardtest.HookText(t, out))
 	}
 	if !strings.Contains(got.String(), "decided wa") {
 		t.Fatalf("b's agent was not given a's clean records:\n%s", got.String())
@@ -101,8 +94,6 @@ func TestPulledPayloadsNeverReachTheAgent(t *testing.T) {
 		t.Errorf("b's agent was given instruction-shaped text (%s: %q):\n%s", f.Rule, f.Span, got.String())
 	}
 }
-
-var memTags = regexp.MustCompile(`</?(?:memory_context|mem_context)\b[^>]*>`)
 
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)

@@ -497,13 +497,21 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if edited {
 		prio = memory.PriorityHigh
 	}
+	// An observation that names the file in two forms is read twice: it
+	// counts once.
 	var obs []memory.Observation
+	seen := map[int64]bool{}
 	for _, p := range pathForms(s.Root, path) {
-		o, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
+		got, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
 		if err != nil {
 			return err
 		}
-		obs = append(obs, o...)
+		for _, o := range got {
+			if !seen[o.ID] {
+				seen[o.ID] = true
+				obs = append(obs, o)
+			}
+		}
 	}
 	// Retired observations and those whose cited files are gone are left
 	// out; those whose files changed rank lower, marked stale.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
@@ -231,6 +232,40 @@ func TestFileActivityAboutPrompt(t *testing.T) {
 	got := f.pending(t)
 	if !strings.Contains(got, "file-activity:#"+itoa(old)+"@") {
 		t.Fatalf("the session the prompt is about is not among %s", got)
+	}
+}
+
+// countingChecker is the real check of cited files, keeping the ids it was
+// asked about.
+type countingChecker struct {
+	cite.Checker
+	asked []int64
+}
+
+func (c *countingChecker) Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error) {
+	c.asked = append(c.asked, ids...)
+	return c.Checker.Check(ctx, ids)
+}
+
+// An observation that names a file both relative to the root and absolute
+// is one observation of the file's history: checked once.
+func TestFileActivityReadsAnObservationOnce(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	ck := &countingChecker{Checker: cite.Checker{Store: f.db}}
+	f.eng.Citations = ck
+	abs := filepath.Join(f.root, "src", "a.go")
+	o := f.observe(t, memory.Observation{SessionID: "old", Type: memory.TypeChange, Title: "Edited a.go",
+		FilesModified: []string{"src/a.go", abs}})
+	if _, err := f.eng.OnFile(ctx, f.ses, abs, false); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ck.asked, []int64{o.ID}) {
+		t.Fatalf("checked %v, want #%d once", ck.asked, o.ID)
+	}
+	if got := f.pending(t); !strings.Contains(got, "file-activity:#"+itoa(o.ID)+"@") {
+		t.Fatalf("#%d not registered: %s", o.ID, got)
 	}
 }
 

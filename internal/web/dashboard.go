@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,19 +49,10 @@ func (s *Server) projectKeys() []string {
 	if err != nil {
 		keys = nil
 	}
-	if cur := s.o.Current.Key; cur != "" && !contains(keys, cur) {
+	if cur := s.o.Current.Key; cur != "" && !slices.Contains(keys, cur) {
 		keys = append([]string{cur}, keys...)
 	}
 	return keys
-}
-
-func contains(l []string, s string) bool {
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // feedSize is how many of the newest records the overview's feed shows.

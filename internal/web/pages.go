@@ -401,6 +401,12 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		_, err = s.o.DB.UpdateObservation(r.Context(), e)
 	}
+	s.saved(w, r, o, f, o.ID, err)
+}
+
+// saved answers a form posted on o's page: the page again with the error
+// when the input is invalid, else the page of the observation id saved.
+func (s *Server) saved(w http.ResponseWriter, r *http.Request, o memory.Observation, f editForm, id int64, err error) {
 	switch {
 	case memory.IsInvalid(err):
 		render(w, http.StatusBadRequest, "observation", obsPage{page: s.page(fmt.Sprintf("#%d", o.ID), o.Project),
@@ -408,7 +414,7 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		s.fail(w, r, err)
 	default:
-		http.Redirect(w, r, fmt.Sprintf("/obs/%d?saved=1", o.ID), http.StatusSeeOther)
+		http.Redirect(w, r, fmt.Sprintf("/obs/%d?saved=1", id), http.StatusSeeOther)
 	}
 }
 
@@ -455,15 +461,7 @@ func (s *Server) correct(w http.ResponseWriter, r *http.Request) {
 		}
 		added, err = s.o.DB.AddObservation(r.Context(), e)
 	}
-	switch {
-	case memory.IsInvalid(err):
-		render(w, http.StatusBadRequest, "observation", obsPage{page: s.page(fmt.Sprintf("#%d", o.ID), o.Project),
-			Obs: o, Err: err.Error(), Edit: &f})
-	case err != nil:
-		s.fail(w, r, err)
-	default:
-		http.Redirect(w, r, fmt.Sprintf("/obs/%d?saved=1", added.ID), http.StatusSeeOther)
-	}
+	s.saved(w, r, o, f, added.ID, err)
 }
 
 // formText is a form field's text with the browser's CRLF line breaks made LF.

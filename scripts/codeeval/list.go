@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func generate(w io.Writer, mirror string, specs []*repoSpec) error {
 				if !ok && f.Subject != "" {
 					j, ok = bySubject[f.Subject]
 				}
-				if ok && !contains(fixed, cs[j].SHA) {
+				if ok && !slices.Contains(fixed, cs[j].SHA) {
 					fixed = append(fixed, cs[j].SHA)
 				}
 			}
@@ -115,13 +116,4 @@ func generate(w io.Writer, mirror string, specs []*repoSpec) error {
 		fmt.Fprintf(os.Stderr, "%s: %d commits, %d fix pairs\n", s.Repo, len(cs), pairs)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -19,6 +19,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -116,7 +117,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	started := time.Now()
 	var qs []question
 	for _, s := range specs {
-		if *only != "" && !contains(strings.Split(*only, ","), s.Repo) {
+		if *only != "" && !slices.Contains(strings.Split(*only, ","), s.Repo) {
 			continue
 		}
 		w := s.Window

@@ -7,9 +7,12 @@ package guardtest
 import (
 	"bufio"
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -58,3 +61,18 @@ func Texts(t testing.TB, name string) []string {
 	}
 	return out
 }
+
+// HookText is the context of a Claude Code hook reply, mem's own block and
+// context tags taken out and XML unescaped, as the model reads it.
+func HookText(t testing.TB, reply string) string {
+	t.Helper()
+	var r struct {
+		HookSpecificOutput struct{ AdditionalContext string }
+	}
+	if strings.TrimSpace(reply) != "" && json.Unmarshal([]byte(reply), &r) != nil {
+		t.Fatalf("hook reply is not JSON: %q", reply)
+	}
+	return html.UnescapeString(memTags.ReplaceAllString(r.HookSpecificOutput.AdditionalContext, "")) + "\n"
+}
+
+var memTags = regexp.MustCompile(`</?(?:memory_context|mem_context)\b[^>]*>`)
