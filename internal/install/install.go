@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/agent"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Scopes.
@@ -85,7 +86,7 @@ func shellQuote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return text.ShellQuote(s)
 }
 
 // ours recognises a hook command mem installed for arg, wherever the
