@@ -32,6 +32,13 @@ type Plan struct {
 	Notes   []string `json:"notes,omitempty"`
 }
 
+// Over is p as one write over before: a plan made on what another plan
+// writes, taken with it as one change of the file as it is.
+func (p Plan) Over(before []byte) Plan {
+	p.Before, p.Changed = before, !bytes.Equal(before, p.After)
+	return p
+}
+
 // Places are the folders settings paths are built from.
 type Places struct {
 	Home       string
