@@ -20,12 +20,24 @@ func agentChecks(app *App, activity []store.AgentActivity) []store.Check {
 	for _, a := range activity {
 		last[a.Agent] = a
 	}
+	// Each scope's places are found once (the project scope resolves the
+	// project); a scope without them (no project here) is not looked at.
+	type scoped struct {
+		scope  string
+		places install.Places
+	}
+	var scopes []scoped
+	for _, scope := range []string{install.ScopeUser, install.ScopeProject} {
+		if places, err := installPlaces(app, scope); err == nil {
+			scopes = append(scopes, scoped{scope, places})
+		}
+	}
 	var checks []store.Check
 	for _, a := range agent.All() {
 		var parts []string
 		wired := false
-		for _, scope := range []string{install.ScopeUser, install.ScopeProject} {
-			hooks, mcp := agentWiring(app, a.Name, scope, bin)
+		for _, sc := range scopes {
+			hooks, mcp := agentWiring(a.Name, sc.scope, sc.places, bin)
 			if hooks != "" {
 				parts = append(parts, hooks)
 				wired = true
@@ -54,13 +66,9 @@ func agentChecks(app *App, activity []store.AgentActivity) []store.Check {
 }
 
 // agentWiring describes mem's hooks and MCP server in an agent's files of
-// scope ("" for each that is not there): which file, and whether the hooks
-// run bin (this mem).
-func agentWiring(app *App, agent, scope, bin string) (hooks, mcp string) {
-	places, err := installPlaces(app, scope)
-	if err != nil {
-		return "", ""
-	}
+// scope, found in places ("" for each that is not there): which file, and
+// whether the hooks run bin (this mem).
+func agentWiring(agent, scope string, places install.Places, bin string) (hooks, mcp string) {
 	if path, err := install.Path(agent, scope, places); err == nil {
 		if content, err := install.Read(path, places.Root); err == nil && content != nil {
 			if p, err := install.Uninstall(agent, path, content, bin); err == nil && p.Changed {

@@ -125,7 +125,7 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 }
 
 // durableObservations are a project's observations of the kinds the
-// Markdown mirror holds, oldest first.
+// Markdown mirror and the repository's file hold, oldest first.
 func durableObservations(ctx context.Context, db *store.DB, project string, since time.Time) ([]memory.Observation, error) {
 	const page = 1000
 	var out []memory.Observation

@@ -289,13 +289,7 @@ func homeDir(getenv func(string) string) string { return config.HomeFor(runtime.
 // SwitchSettings reads the global switches from the configuration.
 func SwitchSettings(cfg *config.Config, getenv func(string) string) switches.Settings {
 	s := &cfg.Settings
-	src := func(field any) string {
-		o := cfg.Origin(field)
-		if o.Detail != "" {
-			return o.Source + " " + o.Detail
-		}
-		return o.Source
-	}
+	src := func(field any) string { return cfg.Origin(field).From() }
 	return switches.Settings{
 		Inject:        switches.Setting{On: s.Inject.Enabled, Source: src(&s.Inject.Enabled)},
 		Capture:       switches.Setting{On: s.Capture.Enabled, Source: src(&s.Capture.Enabled)},

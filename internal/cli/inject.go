@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
+	"github.com/memhq/mem/internal/progress"
 	"github.com/memhq/mem/internal/recall"
 	"github.com/memhq/mem/internal/store"
 )
@@ -108,7 +107,7 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 		return err
 	}
 	color, boxes := false, false
-	if format == recall.FormatPretty && isTerminal(app.Out) {
+	if format == recall.FormatPretty && progress.IsTerminal(app.Out) {
 		boxes = true
 		color = app.Getenv("NO_COLOR") == ""
 	}
@@ -125,12 +124,6 @@ func runInject(ctx context.Context, app *App, o injectOptions) error {
 	}
 	_, err = io.WriteString(app.Out, res.Text)
 	return err
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // The store gives recall what it reads.

@@ -106,22 +106,17 @@ func runInstall(app *App, o installOptions, remove bool) error {
 	if err != nil {
 		return err
 	}
-	var backup, trustBackup string
+	apply := applyPlan
 	if remove {
-		backup, err = applyRemoval(plan, root, o.DryRun, uninstallClean(app, o.Agent, o.Scope, path, bin))
-	} else {
-		backup, err = applyPlan(plan, root, o.DryRun, uninstallClean(app, o.Agent, o.Scope, path, bin))
+		apply = applyRemoval
 	}
+	backup, err := apply(plan, root, o.DryRun, uninstallClean(app, o.Agent, o.Scope, path, bin))
 	if err != nil {
 		return err
 	}
+	var trustBackup string
 	if trust != nil {
-		if remove {
-			trustBackup, err = applyRemoval(*trust, "", o.DryRun, uninstallClean(app, o.Agent, o.Scope, trust.Path, bin))
-		} else {
-			trustBackup, err = applyPlan(*trust, "", o.DryRun, uninstallClean(app, o.Agent, o.Scope, trust.Path, bin))
-		}
-		if err != nil {
+		if trustBackup, err = apply(*trust, "", o.DryRun, uninstallClean(app, o.Agent, o.Scope, trust.Path, bin)); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -143,13 +142,10 @@ func wireAgent(app *App, f install.Found, o installOptions, bin string) wired {
 	}
 	mcpWhat := "MCP server"
 	if trust != nil && trust.Path == mpath {
-		trust.Before = mcp.Before
-		trust.Changed = !bytes.Equal(trust.Before, trust.After)
-		mcp, mcpWhat, trust = *trust, "MCP server and hook trust", nil
+		mcp, mcpWhat, trust = trust.Over(mcp.Before), "MCP server and hook trust", nil
 	}
 	if mpath == path {
-		mcp.Before = before
-		mcp.Changed = !bytes.Equal(before, mcp.After)
+		mcp = mcp.Over(before)
 		w.plans = []install.Plan{mcp}
 		w.Files = []wiredFile{{What: "hooks and " + mcpWhat, Path: path, Changed: mcp.Changed}}
 	} else {

@@ -158,8 +158,7 @@ func unwireAgent(app *App, agent string, o installOptions, bin string) (w wired,
 		if err != nil {
 			return fail(UsageErr(err))
 		}
-		mcp.Before = before
-		mcp.Changed = !bytes.Equal(before, mcp.After)
+		mcp = mcp.Over(before)
 		both := fileEdits{
 			add: func(b []byte) (install.Plan, error) {
 				p, err := he.add(b)
@@ -174,9 +173,7 @@ func unwireAgent(app *App, agent string, o installOptions, bin string) (w wired,
 					return p, err
 				}
 				q, err := me.strip(p.After)
-				q.Before = b
-				q.Changed = !bytes.Equal(b, q.After)
-				return q, err
+				return q.Over(b), err
 			},
 		}
 		plans = append(plans, restoring(mcp, root, both))
@@ -209,9 +206,7 @@ func unwireAgent(app *App, agent string, o installOptions, bin string) (w wired,
 		for i := range plans {
 			if plans[i].Path == trust.Path {
 				// The same file: the trust comes out in the same write.
-				trust.Before = plans[i].Before
-				trust.Changed = !bytes.Equal(trust.Before, trust.After)
-				plans[i], whats[i] = *trust, whats[i]+" and hook trust"
+				plans[i], whats[i] = trust.Over(plans[i].Before), whats[i]+" and hook trust"
 				trust = nil
 				break
 			}

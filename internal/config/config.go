@@ -35,6 +35,15 @@ type Setting struct {
 	Detail string `json:"detail,omitempty"` // the file, variable or flag
 }
 
+// From says where the value comes from: the source, then the file,
+// variable or flag when there is one ("env MEM_DB").
+func (s Setting) From() string {
+	if s.Detail != "" {
+		return s.Source + " " + s.Detail
+	}
+	return s.Source
+}
+
 // Config is the effective configuration.
 type Config struct {
 	File     string

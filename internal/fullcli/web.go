@@ -79,11 +79,7 @@ func runWeb(ctx context.Context, app *cli.App, o webOptions) error {
 	if o.Addr == "" {
 		o.Addr = cfg.Settings.Web.Addr
 		origin := cfg.Origin(&cfg.Settings.Web.Addr)
-		field = "web.addr (" + origin.Source
-		if origin.Detail != "" {
-			field += " " + origin.Detail
-		}
-		field += ")"
+		field = "web.addr (" + origin.From() + ")"
 		fallback = origin.Source == config.SourceDefault
 	}
 	host, _, err := net.SplitHostPort(o.Addr)

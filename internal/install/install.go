@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/agent"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Scopes.
@@ -29,6 +30,13 @@ type Plan struct {
 	After   []byte   `json:"-"` // nil: remove the file
 	Changed bool     `json:"changed"`
 	Notes   []string `json:"notes,omitempty"`
+}
+
+// Over is p as one write over before: a plan made on what another plan
+// writes, taken with it as one change of the file as it is.
+func (p Plan) Over(before []byte) Plan {
+	p.Before, p.Changed = before, !bytes.Equal(before, p.After)
+	return p
 }
 
 // Places are the folders settings paths are built from.
@@ -85,7 +93,7 @@ func shellQuote(s string) string {
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return text.ShellQuote(s)
 }
 
 // ours recognises a hook command mem installed for arg, wherever the

@@ -22,7 +22,9 @@ var MarkdownSections = []struct {
 	{"Open problems", memory.TypeProblem},
 }
 
-// MarkdownTypes are the observation types the Markdown mirror holds.
+// MarkdownTypes are the observation types the Markdown mirror holds, and
+// the repository's memory file (RepoFile) too: the durable kinds a team
+// reviews in a pull request.
 func MarkdownTypes() []memory.Type {
 	ts := make([]memory.Type, len(MarkdownSections))
 	for i, s := range MarkdownSections {

@@ -15,10 +15,6 @@ import (
 // Not under .mem: that name is the project's switch file (mem disable).
 const RepoFile = ".mem.jsonl"
 
-// RepoTypes are the observation types a repository's memory file holds:
-// the durable kinds a team reviews in a pull request.
-func RepoTypes() []memory.Type { return MarkdownTypes() }
-
 // RepoLine is one line of a repository's memory file: an observation, or
 // the tombstone of one forgotten (Forgotten set, the text gone). Fields are
 // written in this order, empty ones left out, so the same record gives the
