@@ -39,15 +39,10 @@ func New(w io.Writer, total int64, what string, unit Unit) *Bar {
 	if !IsTerminal(w) {
 		return nil
 	}
-	return Draw(w, total, what, unit)
-}
-
-// Draw returns a bar drawn on w whatever w is (New decides for a person).
-func Draw(w io.Writer, total int64, what string, unit Unit) *Bar {
 	return draw(w, total, what, unit, mpb.WithRefreshRate(100*time.Millisecond))
 }
 
-// draw is Draw with the option that sets when the bar is redrawn.
+// draw returns a bar drawn on w whatever w is, redrawn as refresh says.
 func draw(w io.Writer, total int64, what string, unit Unit, refresh mpb.ContainerOption) *Bar {
 	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(100), refresh)
 	count := decor.CountersNoUnit("%d / %d", decor.WCSyncWidth)
