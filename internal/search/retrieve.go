@@ -20,17 +20,32 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 	}
 	units := plan.Units(MatchOptions{})
 	lists := map[Kind][]Scored{}
+	// The summaries a search lists are those that score sessions when no
+	// date filters them (a summary is dated at its session's end): read once.
+	var sums []Candidate
+	shareSums := q.Wants(KindSummary) && q.Since.IsZero() && q.Until.IsZero()
+	if shareSums {
+		var err error
+		if sums, err = candidates(ctx, src, q, KindSummary, units, r, n); err != nil {
+			return nil, err
+		}
+	}
 	for _, k := range Kinds() {
 		if !q.Wants(k) {
 			continue
 		}
-		cands, err := candidates(ctx, src, q, k, units, r, n)
-		if err != nil {
+		var cands []Candidate
+		var err error
+		if k == KindSummary && shareSums {
+			cands = sums
+		} else if cands, err = candidates(ctx, src, q, k, units, r, n); err != nil {
 			return nil, err
 		}
 		var sessions map[string]float64
 		if k == KindObservation && r.SessionWeight > 0 {
-			if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
+			if shareSums {
+				sessions = sessionsOf(sums[:min(len(sums), r.Candidates, 50)])
+			} else if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
 				return nil, err
 			}
 			if cands, err = sessionMembers(ctx, src, q, sessions, r.SessionExpand, cands); err != nil {
@@ -189,19 +204,27 @@ func shares(words []string, weight map[string]float64, ids map[string][]int64) m
 // best returns the ids of the n rows with the highest bonus, leaving out
 // those have holds, newer first among equals.
 func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
-	rest := make([]int64, 0, len(bonus))
-	for id := range bonus {
+	type row struct {
+		id    int64
+		bonus float64
+	}
+	rest := make([]row, 0, len(bonus))
+	for id, b := range bonus {
 		if !have[id] {
-			rest = append(rest, id)
+			rest = append(rest, row{id, b})
 		}
 	}
 	sort.Slice(rest, func(i, j int) bool {
-		if bonus[rest[i]] != bonus[rest[j]] {
-			return bonus[rest[i]] > bonus[rest[j]]
+		if rest[i].bonus != rest[j].bonus {
+			return rest[i].bonus > rest[j].bonus
 		}
-		return rest[i] > rest[j]
+		return rest[i].id > rest[j].id
 	})
-	return rest[:min(n, len(rest))]
+	ids := make([]int64, min(n, len(rest)))
+	for i := range ids {
+		ids[i] = rest[i].id
+	}
+	return ids
 }
 
 // newestInScope returns, for each common unit (with the ids of its newest
@@ -350,11 +373,16 @@ func sessionScores(ctx context.Context, src Source, q Query, units []string, r R
 	if err != nil {
 		return nil, fmt.Errorf("scoring session summaries: %w", err)
 	}
+	return sessionsOf(sums), nil
+}
+
+// sessionsOf maps the session of each summary candidate to its bm25.
+func sessionsOf(sums []Candidate) map[string]float64 {
 	out := make(map[string]float64, len(sums))
 	for _, c := range sums {
 		out[c.Session] = c.BM25
 	}
-	return out, nil
+	return out
 }
 
 // sessionMembers adds the observations of the n best-scored sessions that
