@@ -14,6 +14,9 @@ import (
 type Snapshot struct {
 	tx   *sqlx.Tx
 	base scope // the searched query, its file resolved
+	// stmts prepares each statement once: a search runs the same few
+	// for every word and every top row.
+	stmts *stmtCache
 }
 
 // scope returns q with its file filter resolved, reusing the searched
@@ -44,7 +47,7 @@ func (s *Snapshot) Match(ctx context.Context, q memory.Query, k memory.Kind, mat
 	sqlText := `SELECT t.id, t.session_id, t.created_at, ` + bm + ` AS score
 		FROM ` + kt.fts + ` JOIN ` + kt.table + ` t ON t.id = ` + kt.fts + `.rowid
 		WHERE ` + kt.fts + ` MATCH ? AND ` + where + ` ORDER BY score, t.id DESC LIMIT ?`
-	rows, err := s.tx.QueryContext(ctx, sqlText, append(append([]any{match}, args...), n)...)
+	rows, err := s.stmts.QueryContext(ctx, sqlText, append(append([]any{match}, args...), n)...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
@@ -53,7 +56,7 @@ func (s *Snapshot) Match(ctx context.Context, q memory.Query, k memory.Kind, mat
 
 func (s *Snapshot) Newest(ctx context.Context, k memory.Kind, unit string, n int) ([]int64, error) {
 	kt := kindTable(k)
-	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
+	ids, err := rowids(ctx, s.stmts, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
 		ORDER BY rowid DESC LIMIT ?`, unit, n)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
@@ -81,7 +84,7 @@ func (s *Snapshot) NewestIn(ctx context.Context, q memory.Query, k memory.Kind, 
 		}
 		before = min(before, top+1)
 	}
-	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
 		FROM (SELECT rowid AS id FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?) w
 		CROSS JOIN `+kt.table+` t ON t.id = w.id
 		WHERE `+where+` ORDER BY w.id DESC LIMIT ?`,
@@ -117,7 +120,7 @@ func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, id
 	where, args := filter(sc, k, "t")
 	// The ids go as one JSON array: there may be more than SQLite takes
 	// parameters.
-	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
 		WHERE t.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{encodeIDs(ids)}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
@@ -131,7 +134,7 @@ func (s *Snapshot) Oldest(ctx context.Context, q memory.Query, n int) ([]memory.
 		return nil, err
 	}
 	where, args := filter(sc, memory.KindObservation, "t")
-	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
 		ORDER BY t.created_at, t.id LIMIT ?`, append(args, n)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing observations: %w", err)
@@ -151,7 +154,7 @@ func (s *Snapshot) Neighbours(ctx context.Context, q memory.Query, c memory.Cand
 		`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
 		`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
 	} {
-		rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
+		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
 			WHERE t.session_id = ? AND `+where+` AND `+side+` LIMIT ?`,
 			append(append([]any{c.Session}, args...), ms, ms, c.ID, n)...)
 		if err != nil {
