@@ -20,7 +20,7 @@ func (db *DB) Searching(ctx context.Context, q memory.Query, fn func(*Snapshot) 
 		if err != nil {
 			return err
 		}
-		return fn(&Snapshot{tx: tx, base: sc, stmts: newStmtCache(tx)})
+		return fn(newSnapshot(tx, sc))
 	})
 }
 

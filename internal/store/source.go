@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -17,6 +20,11 @@ type Snapshot struct {
 	// stmts prepares each statement once: a search runs the same few
 	// for every word and every top row.
 	stmts *stmtCache
+}
+
+// newSnapshot reads from tx for the query sc.
+func newSnapshot(tx *sqlx.Tx, sc scope) *Snapshot {
+	return &Snapshot{tx: tx, base: sc, stmts: newStmtCache(tx)}
 }
 
 // scope returns q with its file filter resolved, reusing the searched
@@ -56,10 +64,47 @@ func (s *Snapshot) Match(ctx context.Context, q memory.Query, k memory.Kind, mat
 
 func (s *Snapshot) Newest(ctx context.Context, k memory.Kind, unit string, n int) ([]int64, error) {
 	kt := kindTable(k)
-	ids, err := rowids(ctx, s.stmts, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
-		ORDER BY rowid DESC LIMIT ?`, unit, n)
+	// One row of comma-separated ids: a search reads a few thousand of
+	// them, and a row each through database/sql cost more than the index.
+	var list sql.NullString
+	rows, err := s.stmts.QueryContext(ctx, `SELECT group_concat(id) FROM (SELECT rowid AS id FROM `+kt.fts+`
+		WHERE `+kt.fts+` MATCH ? ORDER BY rowid DESC LIMIT ?)`, unit, n)
+	if err == nil {
+		err = scanOne(rows, &list)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+	}
+	return parseIDs(list.String)
+}
+
+// scanOne scans the one row of rows into dest and closes them.
+func scanOne(rows *sql.Rows, dest ...any) error {
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// parseIDs reads the ids of a comma-separated list, in order.
+func parseIDs(list string) ([]int64, error) {
+	if list == "" {
+		return nil, nil
+	}
+	ids := make([]int64, 0, strings.Count(list, ",")+1)
+	for f := range strings.SplitSeq(list, ",") {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("reading id %q: %w", f, err)
+		}
+		ids = append(ids, id)
 	}
 	return ids, nil
 }
@@ -118,9 +163,18 @@ func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, id
 	}
 	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
+	// Each id is looked up in the table, whose rows are read for the
+	// filters: cheap for observations and prompts, whose candidates are
+	// mostly recent rows, neighbours in the file. A summary row is long (a
+	// page each) and a project has one per session: its summaries are found
+	// in the project's index, and only those among ids are read.
+	access := "NOT INDEXED"
+	if k == memory.KindSummary && sc.Project != "" {
+		access = "INDEXED BY summaries_project_created"
+	}
 	// The ids go as one JSON array: there may be more than SQLite takes
 	// parameters.
-	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t `+access+`
 		WHERE t.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{encodeIDs(ids)}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)

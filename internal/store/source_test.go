@@ -53,7 +53,7 @@ func TestNewestInLooksAtABudgetOfRows(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				src := &Snapshot{tx: tx, base: sc}
+				src := newSnapshot(tx, sc)
 				got, err = src.NewestIn(ctx, tt.q, search.KindObservation, "deploy", 36, 5, tt.budget)
 				return err
 			})
