@@ -54,8 +54,8 @@ func (s *Snapshot) Match(ctx context.Context, q memory.Query, k memory.Kind, mat
 	bm += ")"
 	sqlText := `SELECT t.id, t.session_id, t.created_at, ` + bm + ` AS score
 		FROM ` + kt.fts + ` JOIN ` + kt.table + ` t ON t.id = ` + kt.fts + `.rowid
-		WHERE ` + kt.fts + ` MATCH ? AND ` + where + ` ORDER BY score, t.id DESC LIMIT ?`
-	rows, err := s.stmts.QueryContext(ctx, sqlText, append(append([]any{match}, args...), n)...)
+		WHERE ` + kt.fts + ` MATCH ? AND ` + where + ` ORDER BY score, t.id DESC` + limit(n)
+	rows, err := s.stmts.QueryContext(ctx, sqlText, append([]any{match}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
@@ -68,7 +68,7 @@ func (s *Snapshot) Newest(ctx context.Context, k memory.Kind, unit string, n int
 	// them, and a row each through database/sql cost more than the index.
 	var list sql.NullString
 	rows, err := s.stmts.QueryContext(ctx, `SELECT group_concat(id) FROM (SELECT rowid AS id FROM `+kt.fts+`
-		WHERE `+kt.fts+` MATCH ? ORDER BY rowid DESC LIMIT ?)`, unit, n)
+		WHERE `+kt.fts+` MATCH ? ORDER BY rowid DESC`+limit(n)+`)`, unit)
 	if err == nil {
 		err = scanOne(rows, &list)
 	}
@@ -130,10 +130,10 @@ func (s *Snapshot) NewestIn(ctx context.Context, q memory.Query, k memory.Kind, 
 		before = min(before, top+1)
 	}
 	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
-		FROM (SELECT rowid AS id FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?) w
+		FROM (SELECT rowid AS id FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ? ORDER BY rowid DESC`+limit(budget)+`) w
 		CROSS JOIN `+kt.table+` t ON t.id = w.id
-		WHERE `+where+` ORDER BY w.id DESC LIMIT ?`,
-		append(append([]any{unit, before, budget}, args...), n)...)
+		WHERE `+where+` ORDER BY w.id DESC`+limit(n),
+		append([]any{unit, before}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
@@ -189,7 +189,7 @@ func (s *Snapshot) Oldest(ctx context.Context, q memory.Query, n int) ([]memory.
 	}
 	where, args := filter(sc, memory.KindObservation, "t")
 	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
-		ORDER BY t.created_at, t.id LIMIT ?`, append(args, n)...)
+		ORDER BY t.created_at, t.id`+limit(n), args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing observations: %w", err)
 	}
@@ -209,8 +209,8 @@ func (s *Snapshot) Neighbours(ctx context.Context, q memory.Query, c memory.Cand
 		`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
 	} {
 		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
-			WHERE t.session_id = ? AND `+where+` AND `+side+` LIMIT ?`,
-			append(append([]any{c.Session}, args...), ms, ms, c.ID, n)...)
+			WHERE t.session_id = ? AND `+where+` AND `+side+limit(n),
+			append(append([]any{c.Session}, args...), ms, ms, c.ID)...)
 		if err != nil {
 			return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 		}
