@@ -366,14 +366,16 @@ func bestSessions(sessions map[string]float64, n int) []string {
 }
 
 // sessionScores returns, per session of the scope, the bm25 of its summary
-// for the query (for the best r.Candidates summaries, at most 50).
+// for the query: of the summaries a listing of them reads (as many as for
+// observations, so that enough pass the filters without reading further
+// back), the best 50 (at most r.Candidates).
 func sessionScores(ctx context.Context, src Source, q Query, units []string, r Ranking) (map[string]float64, error) {
 	q.Since, q.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
-	sums, err := candidates(ctx, src, q, KindSummary, units, r, min(r.Candidates, 50))
+	sums, err := candidates(ctx, src, q, KindSummary, units, r, max(r.Candidates, q.Limit+q.Offset))
 	if err != nil {
 		return nil, fmt.Errorf("scoring session summaries: %w", err)
 	}
-	return sessionsOf(sums), nil
+	return sessionsOf(sums[:min(len(sums), r.Candidates, 50)]), nil
 }
 
 // sessionsOf maps the session of each summary candidate to its bm25.
