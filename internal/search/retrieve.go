@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,7 +46,7 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 		var sessions map[string]float64
 		if k == KindObservation && r.SessionWeight > 0 {
 			if shareSums {
-				sessions = sessionsOf(sums[:min(len(sums), r.Candidates, 50)])
+				sessions = sessionsOf(sums, min(r.Candidates, 50))
 			} else if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
 				return nil, err
 			}
@@ -147,14 +149,15 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	}
 	bonus := shares(words, weight, common)
 	// Rows that have only common words: the best few that pass the filters.
-	extra, err := src.Filter(ctx, q, k, best(bonus, have, n))
+	checked := best(bonus, have, n)
+	extra, err := src.Filter(ctx, q, k, checked)
 	if err != nil {
 		return nil, err
 	}
 	if need := max(1, q.Limit+q.Offset); len(out)+len(extra) < need {
 		// Too few pass: the filters hide the newest rows of the common
 		// words, so their shares go to their newest rows that pass.
-		scoped, err := newestInScope(ctx, src, q, k, common, need)
+		scoped, err := newestInScope(ctx, src, q, k, common, need, checked, extra)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +232,7 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 
 // newestInScope returns, for each common unit (with the ids of its newest
 // window rows overall), the rows among them that pass the filters, newest
-// first. When fewer than need pass (a date, project or other filter that
+// first; of the ids checked, those passed are known to pass. When fewer than need pass (a date, project or other filter that
 // the newest rows miss), the unit's older rows that pass are read until
 // need of them are found, none are left or scopeWalkRows of them were
 // looked at: a filter hides no older row that passes it among those, and
@@ -238,9 +241,16 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 // newestInScope looks at, per word and kind.
 const scopeWalkRows = 4000
 
-func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int) (map[string][]Candidate, error) {
-	var ids []int64
-	seen := map[int64]bool{}
+func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int, checked []int64, passed []Candidate) (map[string][]Candidate, error) {
+	size := len(checked)
+	for _, window := range common {
+		size += len(window)
+	}
+	ids := make([]int64, 0, size)
+	seen := make(map[int64]bool, size)
+	for _, id := range checked {
+		seen[id] = true
+	}
 	for _, window := range common {
 		for _, id := range window {
 			if !seen[id] {
@@ -253,15 +263,15 @@ func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[
 	if err != nil {
 		return nil, err
 	}
-	passed := make(map[int64]Candidate, len(pass))
-	for _, c := range pass {
-		passed[c.ID] = c
+	byID := make(map[int64]Candidate, len(pass)+len(passed))
+	for _, c := range slices.Concat(pass, passed) {
+		byID[c.ID] = c
 	}
 	out := make(map[string][]Candidate, len(common))
 	for u, window := range common {
 		var rows []Candidate
 		for _, id := range window {
-			if c, ok := passed[id]; ok {
+			if c, ok := byID[id]; ok {
 				rows = append(rows, c)
 			}
 		}
@@ -375,13 +385,22 @@ func sessionScores(ctx context.Context, src Source, q Query, units []string, r R
 	if err != nil {
 		return nil, fmt.Errorf("scoring session summaries: %w", err)
 	}
-	return sessionsOf(sums[:min(len(sums), r.Candidates, 50)]), nil
+	return sessionsOf(sums, min(r.Candidates, 50)), nil
 }
 
-// sessionsOf maps the session of each summary candidate to its bm25.
-func sessionsOf(sums []Candidate) map[string]float64 {
-	out := make(map[string]float64, len(sums))
-	for _, c := range sums {
+// sessionsOf maps the session of each of the n best summary candidates to
+// its bm25; among equals the newer summaries, whatever order the filters
+// returned them in.
+func sessionsOf(sums []Candidate, n int) map[string]float64 {
+	best := slices.Clone(sums)
+	slices.SortStableFunc(best, func(a, b Candidate) int {
+		if c := cmp.Compare(a.BM25, b.BM25); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	out := make(map[string]float64, min(n, len(best)))
+	for _, c := range best[:min(n, len(best))] {
 		out[c.Session] = c.BM25
 	}
 	return out

@@ -303,3 +303,18 @@ func TestCandidatesReadBackPastFilteredRows(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionsOfKeepsTheNewestAmongEquals(t *testing.T) {
+	// Filters return rows in their own order (the store: by id); the
+	// sessions scored are the best summaries, the newer among equals.
+	sums := []Candidate{
+		{ID: 1, Session: "s1", BM25: -2}, {ID: 2, Session: "s2", BM25: -2},
+		{ID: 3, Session: "s3", BM25: -2}, {ID: 4, Session: "s4", BM25: -1},
+		{ID: 5, Session: "s5", BM25: -3},
+	}
+	got := sessionsOf(sums, 3)
+	want := map[string]float64{"s5": -3, "s3": -2, "s2": -2}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sessionsOf = %v, want %v", got, want)
+	}
+}
