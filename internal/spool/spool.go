@@ -288,3 +288,30 @@ func (d Dir) purge(match func(data []byte) bool) (gone int, pending bool, _ erro
 	}
 	return gone, pending, errors.Join(errs...)
 }
+
+// Waiting lists the records not applied yet, in arrival order: those in
+// the queue and those held by processes applying them now (or that ended
+// without it). Unlike List it changes nothing in the folder: it is what a
+// command that only reads shows as pending.
+func (d Dir) Waiting() ([]Entry, error) {
+	seen := map[string]bool{}
+	var out []Entry
+	// Held records first: one queued between the two readings is then met
+	// in both, never in neither.
+	for _, dir := range []Dir{d.live(), d} {
+		names, err := dir.names()
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			id := strings.TrimSuffix(n, ext)
+			if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ext) || seen[id] {
+				continue
+			}
+			seen[id] = true
+			out = append(out, Entry{ID: id, path: filepath.Join(dir.path, n)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
