@@ -174,7 +174,7 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	}
 	at := h.Now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
-	if sw.Capture && h.Spool != nil {
+	if sw.Capture {
 		// Durable at arrival: on disk before the database is even opened,
 		// so that a hook killed at any later point loses nothing.
 		if j.held = h.hold(j); j.held != nil {
@@ -229,7 +229,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 	// for it again would only make this hook late: it gets it at once (and
 	// applies them), or joins them.
 	noWait := false
-	if capture && h.Spool != nil {
+	if capture {
 		n, _, _ := h.Spool.Len()
 		noWait = n > 0
 	}
@@ -252,7 +252,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 		}()
 		db, err := h.Open(ctx)
 		if err != nil {
-			if capture && h.Spool != nil && spool.NotNow(err) {
+			if capture && spool.NotNow(err) {
 				r = result{busy: true, err: h.spoolFor(j, err)}
 			} else {
 				r = result{err: err}
@@ -268,7 +268,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 	if ok {
 		deadline = deadline.Add(answerMargin) // ctx's deadline is the reply's
 	}
-	if !ok || !capture || h.Spool == nil {
+	if !ok || !capture {
 		r := <-done
 		return r.reply, r.busy, r.err
 	}

@@ -86,13 +86,6 @@ func (h *Handler) hold(j job) *spool.Held {
 	return held
 }
 
-// Drain applies the spooled events, oldest first, until the spool is empty
-// or until passes, and returns how many are left (spool.Dir.Drain). The
-// caller holds the drain lock.
-func (h *Handler) Drain(ctx context.Context, db *store.DB, until time.Time) (int, error) {
-	return h.Spool.Drain(ctx, db, until, h)
-}
-
 // ApplySpooled applies one spooled event in tx, as it would have been
 // applied when it arrived (spool.Applier).
 func (h *Handler) ApplySpooled(ctx context.Context, tx *store.DB, id string, data []byte) error {
