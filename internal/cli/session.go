@@ -186,6 +186,9 @@ func newSessionShowCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show --session ID",
 		Short: "Show a session with its summary, prompts and observations",
+		Long: `Show a session with its summary, prompts and observations. Hook events of it that wait in the
+spool (captured while the database was busy) are listed as pending: this command only reads, and
+the next hook or command that writes applies them.`,
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if id == "" && len(args) == 1 {

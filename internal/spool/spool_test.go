@@ -316,3 +316,54 @@ func TestSpoolOfADatabaseNotYetCreated(t *testing.T) {
 		t.Fatalf("the data folder: %v %v, want 0700", fi.Mode().Perm(), err)
 	}
 }
+
+// Waiting lists what is not applied yet, held records too, in arrival
+// order, and moves no file: what a command that only reads shows.
+func TestWaitingListsHeldAndQueuedRecordsAndMovesNothing(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	base := time.Unix(1_700_000_000, 0)
+	first, second, third := NewID(base), NewID(base.Add(time.Second)), NewID(base.Add(2*time.Second))
+	h, err := d.Hold(second, []byte("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Done()
+	for _, id := range []string{third, first} {
+		if err := d.Put(id, []byte(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetAside(set[1]); err != nil { // third: set aside, no longer waiting
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.Path(), "."+NewID(base)+".json.123"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := func() []string {
+		var all []string
+		filepath.WalkDir(d.Path(), func(p string, _ os.DirEntry, _ error) error { all = append(all, p); return nil })
+		return all
+	}
+	before := files()
+	got, err := d.Waiting()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.ID)
+	}
+	if want := []string{first, second}; !slices.Equal(ids, want) {
+		t.Errorf("waiting %v, want %v", ids, want)
+	}
+	if b, err := d.Read(got[1]); err != nil || string(b) != "two" {
+		t.Errorf("the held record reads %q, %v", b, err)
+	}
+	if after := files(); !slices.Equal(before, after) {
+		t.Errorf("files changed: %v, then %v", before, after)
+	}
+}
