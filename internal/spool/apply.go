@@ -129,12 +129,12 @@ func (d Dir) Drain(ctx context.Context, db *store.DB, until time.Time, a Applier
 		return len(entries), err
 	}
 	for _, e := range applied {
-		if err := d.Remove(e); err != nil {
+		if err := d.remove(e); err != nil {
 			a.LogSpooled("removing applied spooled event %s: %v", e.ID, err)
 		}
 	}
 	for _, b := range bad {
-		if err := d.SetAside(b.e); err != nil {
+		if err := d.putAside(b.e); err != nil {
 			a.LogSpooled("setting spooled event %s aside: %v", b.e.ID, err)
 			continue
 		}
@@ -207,7 +207,7 @@ func (d Dir) Lock(until time.Time) (release func(), ok bool) {
 
 // Forget deletes what is forgotten from the database (deleteIt) and from
 // the spool: every record match selects, waiting, set aside or being
-// written, is overwritten and deleted (Purge); it returns how many went.
+// written, is overwritten and deleted (shred); it returns how many went.
 // The drain lock is taken first (waiting until until) and held until the
 // purge is done, so that no process applies a record of what is being
 // forgotten between the delete and the purge, and a record spooled while
@@ -230,7 +230,7 @@ func (d Dir) Forget(until time.Time, deleteIt func() error, match func(data []by
 	if kept != nil && !errors.Is(kept, store.ErrWALKept) {
 		return 0, kept
 	}
-	n, err := d.Purge(match)
+	n, err := d.shred(match)
 	if err != nil {
 		return n, fmt.Errorf("forgot them in the database, but not every spooled hook event: %w", err)
 	}

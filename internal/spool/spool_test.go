@@ -46,13 +46,13 @@ func TestRecordsComeBackInArrivalOrder(t *testing.T) {
 	if !slices.Equal(ids, want) {
 		t.Fatalf("order %v, want %v", ids, want)
 	}
-	if err := d.SetAside(got[0]); err != nil {
+	if err := d.putAside(got[0]); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Remove(got[1]); err != nil {
+	if err := d.remove(got[1]); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Remove(got[1]); err != nil {
+	if err := d.remove(got[1]); err != nil {
 		t.Fatalf("removing twice: %v", err)
 	}
 	if waiting, failed, err := d.Len(); waiting != 2 || failed != 1 || err != nil {
@@ -106,18 +106,18 @@ func TestPurgeRemovesMatchingRecordsWaitingOrSetAside(t *testing.T) {
 		return Entry{ID: id, path: filepath.Join(d.Path(), id+ext)}
 	}
 	put("forget me: waiting")
-	if err := d.SetAside(put("forget me: set aside")); err != nil {
+	if err := d.putAside(put("forget me: set aside")); err != nil {
 		t.Fatal(err)
 	}
 	put("keep me: waiting")
-	if err := d.SetAside(put("keep me: set aside")); err != nil {
+	if err := d.putAside(put("keep me: set aside")); err != nil {
 		t.Fatal(err)
 	}
 	temp := filepath.Join(d.Path(), "."+NewID(at)+".json.123")
 	if err := os.WriteFile(temp, []byte("forget me: a write under way"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n, err := d.Purge(func(b []byte) bool { return strings.HasPrefix(string(b), "forget me") })
+	n, err := d.shred(func(b []byte) bool { return strings.HasPrefix(string(b), "forget me") })
 	if err != nil || n != 3 {
 		t.Fatalf("Purge: %d, %v; want 3", n, err)
 	}
@@ -161,7 +161,7 @@ func TestPurgeWaitsForARecordBeingWritten(t *testing.T) {
 		}
 		done <- err
 	}()
-	n, err := d.Purge(func(b []byte) bool { return string(b) == "forget me" })
+	n, err := d.shred(func(b []byte) bool { return string(b) == "forget me" })
 	putErr := <-done
 	if err != nil || n != 1 {
 		t.Fatalf("Purge: %d, %v; want 1 (the Put: %v)", n, err, putErr)
@@ -337,7 +337,7 @@ func TestWaitingListsHeldAndQueuedRecordsAndMovesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.SetAside(set[1]); err != nil { // third: set aside, no longer waiting
+	if err := d.putAside(set[1]); err != nil { // third: set aside, no longer waiting
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(d.Path(), "."+NewID(base)+".json.123"), []byte("{"), 0o600); err != nil {
