@@ -189,7 +189,7 @@ func newSessionShowCmd(app *App) *cobra.Command {
 		Long: `Show a session with its summary, prompts and observations. Hook events of it that wait in the
 spool (captured while the database was busy) are listed as pending: this command only reads, and
 the next hook or command that writes applies them.`,
-		Args:  cobra.MaximumNArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if id == "" && len(args) == 1 {
 				id = args[0]
