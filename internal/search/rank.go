@@ -1,8 +1,9 @@
 package search
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -122,14 +123,14 @@ func norm(v, max float64) float64 {
 // sortScored orders best first; ties go to the newer row, then the higher id,
 // so the order is stable for the same data.
 func sortScored(s []Scored) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].Score != s[j].Score {
-			return s[i].Score > s[j].Score
+	slices.SortStableFunc(s, func(a, b Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
 		}
-		if !s[i].Date.Equal(s[j].Date) {
-			return s[i].Date.After(s[j].Date)
+		if c := b.Date.Compare(a.Date); c != 0 {
+			return c
 		}
-		return s[i].ID > s[j].ID
+		return cmp.Compare(b.ID, a.ID)
 	})
 }
 

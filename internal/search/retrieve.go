@@ -217,11 +217,11 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 			rest = append(rest, row{id, b})
 		}
 	}
-	sort.Slice(rest, func(i, j int) bool {
-		if rest[i].bonus != rest[j].bonus {
-			return rest[i].bonus > rest[j].bonus
+	slices.SortFunc(rest, func(a, b row) int {
+		if c := cmp.Compare(b.bonus, a.bonus); c != 0 {
+			return c
 		}
-		return rest[i].id > rest[j].id
+		return cmp.Compare(b.id, a.id)
 	})
 	ids := make([]int64, min(n, len(rest)))
 	for i := range ids {

@@ -20,6 +20,7 @@ type Snapshot struct {
 	// stmts prepares each statement once: a search runs the same few
 	// for every word and every top row.
 	stmts *stmtCache
+	spans map[memory.Kind][2]int64 // IDRange's answers, read once
 }
 
 // newSnapshot reads from tx for the query sc.
@@ -141,16 +142,24 @@ func (s *Snapshot) NewestIn(ctx context.Context, q memory.Query, k memory.Kind, 
 }
 
 func (s *Snapshot) IDRange(ctx context.Context, k memory.Kind) (lo, hi int64, err error) {
-	kt := kindTable(k)
-	var span struct {
-		Lo int64 `db:"lo"`
-		Hi int64 `db:"hi"`
+	if s.spans == nil {
+		// Every kind's at once, in one statement: a search asks for each.
+		var v [6]int64
+		rows, err := s.stmts.QueryContext(ctx, `SELECT
+			coalesce((SELECT min(id) FROM observations), 0), coalesce((SELECT max(id) FROM observations), 0),
+			coalesce((SELECT min(id) FROM summaries), 0), coalesce((SELECT max(id) FROM summaries), 0),
+			coalesce((SELECT min(id) FROM prompts), 0), coalesce((SELECT max(id) FROM prompts), 0)`)
+		if err == nil {
+			err = scanOne(rows, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5])
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("reading ids: %w", err)
+		}
+		s.spans = map[memory.Kind][2]int64{memory.KindObservation: {v[0], v[1]},
+			memory.KindSummary: {v[2], v[3]}, memory.KindPrompt: {v[4], v[5]}}
 	}
-	if err := s.tx.GetContext(ctx, &span, `SELECT coalesce((SELECT min(id) FROM `+kt.table+`), 0) AS lo,
-		coalesce((SELECT max(id) FROM `+kt.table+`), 0) AS hi`); err != nil {
-		return 0, 0, fmt.Errorf("reading %s ids: %w", kt.table, err)
-	}
-	return span.Lo, span.Hi, nil
+	span := s.spans[k]
+	return span[0], span[1], nil
 }
 
 func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, ids []int64) ([]memory.Candidate, error) {
