@@ -137,7 +137,11 @@ func sortScored(s []Scored) {
 // Merge interleaves scored lists of several kinds into one ranking, scaling
 // each kind by its weight. Scores are already relative to each kind's best.
 func (r Ranking) Merge(lists map[Kind][]Scored) []Scored {
-	var out []Scored
+	size := 0
+	for _, l := range lists {
+		size += len(l)
+	}
+	out := make([]Scored, 0, size)
 	for k, l := range lists {
 		w := 1.0
 		switch k {

@@ -195,7 +195,11 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 // shares adds up, per row, the weights of the common words whose rows
 // (ids, by word) it is among, in the order of words.
 func shares(words []string, weight map[string]float64, ids map[string][]int64) map[int64]float64 {
-	bonus := map[int64]float64{}
+	size := 0
+	for _, l := range ids {
+		size = max(size, len(l))
+	}
+	bonus := make(map[int64]float64, size)
 	for _, u := range words {
 		for _, id := range ids[u] {
 			bonus[id] += weight[u]
@@ -242,23 +246,18 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 const scopeWalkRows = 4000
 
 func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int, checked []int64, passed []Candidate) (map[string][]Candidate, error) {
-	size := len(checked)
+	var ids []int64
 	for _, window := range common {
-		size += len(window)
+		ids = append(ids, window...)
 	}
-	ids := make([]int64, 0, size)
-	seen := make(map[int64]bool, size)
-	for _, id := range checked {
-		seen[id] = true
-	}
-	for _, window := range common {
-		for _, id := range window {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
-	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	done := slices.Clone(checked)
+	slices.Sort(done)
+	ids = slices.DeleteFunc(ids, func(id int64) bool {
+		_, found := slices.BinarySearch(done, id)
+		return found
+	})
 	pass, err := src.Filter(ctx, q, k, ids)
 	if err != nil {
 		return nil, err
