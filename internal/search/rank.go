@@ -143,13 +143,7 @@ func (r Ranking) Merge(lists map[Kind][]Scored) []Scored {
 	}
 	out := make([]Scored, 0, size)
 	for k, l := range lists {
-		w := 1.0
-		switch k {
-		case KindSummary:
-			w = r.SummaryWeight
-		case KindPrompt:
-			w = r.PromptWeight
-		}
+		w := r.kindWeight(k)
 		for _, s := range l {
 			s.Score *= w
 			out = append(out, s)
@@ -157,6 +151,17 @@ func (r Ranking) Merge(lists map[Kind][]Scored) []Scored {
 	}
 	sortScored(out)
 	return out
+}
+
+// kindWeight is the weight Merge scales kind k's scores by.
+func (r Ranking) kindWeight(k Kind) float64 {
+	switch k {
+	case KindSummary:
+		return r.SummaryWeight
+	case KindPrompt:
+		return r.PromptWeight
+	}
+	return 1
 }
 
 // Words splits text into lower-case words the way the index does.

@@ -33,7 +33,7 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 		}
 	}
 	for _, k := range Kinds() {
-		if !q.Wants(k) {
+		if !q.Wants(k) || outranked(lists, r, k, q.Limit+q.Offset) {
 			continue
 		}
 		var cands []Candidate
@@ -67,6 +67,27 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 		lists[k] = r.Combine(cands, sessions)
 	}
 	return r.Merge(lists), nil
+}
+
+// outranked reports whether the rows of kind k cannot reach the first
+// need of the merged ranking, so need not be read: a summary or a prompt
+// scores at most its kind's weight (its text score relative to its kind's
+// best, nothing added), and need rows of the lists already scored score
+// more. Observations, which get more than their text score, are always read.
+func outranked(lists map[Kind][]Scored, r Ranking, k Kind, need int) bool {
+	if k == KindObservation || need <= 0 {
+		return false
+	}
+	above := 0
+	for kind, l := range lists {
+		w := r.kindWeight(kind)
+		for _, s := range l {
+			if s.Score*w > r.kindWeight(k) {
+				above++
+			}
+		}
+	}
+	return above >= need
 }
 
 // columnWeights returns bm25's column weights for kind k: the ranking's for

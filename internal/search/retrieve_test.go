@@ -318,3 +318,30 @@ func TestSessionsOfKeepsTheNewestAmongEquals(t *testing.T) {
 		t.Errorf("sessionsOf = %v, want %v", got, want)
 	}
 }
+
+func TestRankSkipsKindsThatCannotPlace(t *testing.T) {
+	// Three observations match fully (score 1); a prompt scores at most the
+	// prompt weight (0.6), so with two hits asked for it cannot place and
+	// prompts are not read; with five, it is the fourth.
+	rows := []fakeRow{
+		obs(1, "a", 1, "deploy step"), obs(2, "a", 2, "deploy again"), obs(3, "a", 3, "deploy done"),
+		{KindPrompt, 4, "a", day0.Add(4 * time.Hour), "deploy please"},
+	}
+	for _, tt := range []struct {
+		limit int
+		want  []int64
+	}{{2, []int64{3, 2, 1}}, {5, []int64{3, 2, 1, 4}}} {
+		src := &fakeSource{rows: rows}
+		got, err := Rank(context.Background(), src, Query{Text: "deploy", Project: "p", Limit: tt.limit}, Parse("deploy"), DefaultRanking())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(got))
+		for i, s := range got {
+			ids[i] = s.ID
+		}
+		if !reflect.DeepEqual(ids, tt.want) {
+			t.Errorf("limit %d: Rank = %v, want %v", tt.limit, ids, tt.want)
+		}
+	}
+}
