@@ -267,7 +267,11 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 const scopeWalkRows = 4000
 
 func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int, checked []int64, passed []Candidate) (map[string][]Candidate, error) {
-	var ids []int64
+	size := 0
+	for _, window := range common {
+		size += len(window)
+	}
+	ids := make([]int64, 0, size)
 	for _, window := range common {
 		ids = append(ids, window...)
 	}
@@ -289,7 +293,13 @@ func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[
 	}
 	out := make(map[string][]Candidate, len(common))
 	for u, window := range common {
-		var rows []Candidate
+		n := 0
+		for _, id := range window {
+			if _, ok := byID[id]; ok {
+				n++
+			}
+		}
+		rows := make([]Candidate, 0, max(n, need))
 		for _, id := range window {
 			if c, ok := byID[id]; ok {
 				rows = append(rows, c)
