@@ -70,7 +70,18 @@ func RunAcross(opt Options, srv *Server) *H {
 	}
 	first := reqs[0].Texts()
 	block := countAny(first, claudeAgent.StartMarks)
-	rep.check("gemini-memory-in-claude", block == 1 && strings.Contains(first, acrossMark),
-		"Claude Code's first request carries %d start blocks; the fact Gemini CLI saved in it: %v", block, strings.Contains(first, acrossMark))
+	in := strings.Contains(startBlock(first), acrossMark)
+	rep.check("gemini-memory-in-claude", block == 1 && in,
+		"Claude Code's first request carries %d start blocks; the fact Gemini CLI saved in mem's: %v", block, in)
 	return rep
+}
+
+// startBlock returns mem's start block in a request's texts ("" for none).
+func startBlock(texts string) string {
+	_, rest, ok := strings.Cut(texts, "<memory_context")
+	if !ok {
+		return ""
+	}
+	block, _, _ := strings.Cut(rest, "</memory_context>")
+	return block
 }
