@@ -209,12 +209,13 @@ func WriteShare(root, rel string) (string, error) {
 }
 
 // SharePath checks the path of a repository's memory file as .mem records
-// it: relative to the project root, inside it, slash-separated; it returns
-// it cleaned.
+// it: relative to the project root, inside its work tree (not .git, not
+// .mem itself), slash-separated; it returns it cleaned.
 func SharePath(p string) (string, error) {
 	c := path.Clean(filepath.ToSlash(p))
-	if p == "" || path.IsAbs(c) || filepath.IsAbs(p) || c == "." || c == ".." || strings.HasPrefix(c, "../") || c == FileName {
-		return "", fmt.Errorf("want a file path relative to the project root and inside it, got %q", p)
+	if p == "" || path.IsAbs(c) || filepath.IsAbs(p) || c == "." || c == ".." || strings.HasPrefix(c, "../") || c == FileName ||
+		c == ".git" || strings.HasPrefix(c, ".git/") {
+		return "", fmt.Errorf("want a file path relative to the project root, in its work tree (not .git, not .mem), got %q", p)
 	}
 	return c, nil
 }

@@ -76,6 +76,8 @@ func TestSharePath(t *testing.T) {
 		{"a/../../outside.jsonl", ""},
 		{"/etc/passwd", ""},
 		{".mem", ""},
+		{".git/memory.jsonl", ""},
+		{".github/memory.jsonl", ".github/memory.jsonl"},
 	} {
 		got, err := SharePath(tt.in)
 		if (err != nil) != (tt.want == "") || got != tt.want {
