@@ -2,7 +2,8 @@
 // from, a project's sessions: globally (inject.enabled, capture.enabled), per
 // project (a .mem file at the project root, written by `mem disable`) and per
 // path pattern (exclude.paths). Each "off" carries the reason, so that
-// `mem config show` can say why a project gets nothing.
+// `mem config show` can say why a project gets nothing. The .mem file also
+// records where the repository keeps its shared memory (mem share --git).
 package switches
 
 import (
