@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 )
@@ -61,11 +62,14 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 	if modes != 1 {
 		return Invalid("forget", "exactly one of: ids, --session S, --whole-project", "")
 	}
-	var refs []recordRef
+	var refs []memory.Ref
 	for _, a := range o.IDs {
 		r, err := parseRef(a)
 		if err != nil {
 			return err
+		}
+		if r.Prompt {
+			return Invalid("id", "an observation (123) or summary (S12) id: a prompt is forgotten with its session (--session)", a)
 		}
 		refs = append(refs, r)
 	}
@@ -182,7 +186,7 @@ func forgetWithSpool(ctx context.Context, db *store.DB, session, project string)
 // tests use it to act as a hook would at that moment.
 var forgetDeleted = func(spool.Dir) {}
 
-func checkRefs(ctx context.Context, db *store.DB, refs []recordRef) error {
+func checkRefs(ctx context.Context, db *store.DB, refs []memory.Ref) error {
 	var obs []int64
 	for _, r := range refs {
 		if r.Summary {
