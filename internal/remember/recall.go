@@ -54,9 +54,7 @@ func (e *Engine) Block(ctx context.Context, db *store.DB, s memory.Session, comp
 	}
 	// What the check learnt is kept, so that the next block only stats
 	// the files; a busy database only makes the next check hash again.
-	if learnt := ck.Learnt(); len(learnt) > 0 {
-		_ = db.Write(ctx, func(tx *store.DB) error { return tx.UpdateCitations(ctx, learnt) })
-	}
+	_ = Keep(ctx, db, ck.Learnt())
 	return res.Text, nil
 }
 
