@@ -25,7 +25,7 @@ func newStatsCmd(app *App) *cobra.Command {
 				}
 				project = id.Key
 			}
-			db, err := app.Store(ctx)
+			db, err := app.ReadStore(ctx)
 			if err != nil {
 				return err
 			}
