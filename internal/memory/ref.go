@@ -14,8 +14,8 @@ type Ref struct {
 	ID      int64
 }
 
-// RefsAccepted says which ids ParseRef accepts, for an error message.
-const RefsAccepted = "an observation id (123 or #123), a summary id (S12) or a prompt id (P7)"
+// refsAccepted says which ids ParseRef accepts, for its error.
+const refsAccepted = "an observation id (123 or #123), a summary id (S12) or a prompt id (P7)"
 
 func (r Ref) String() string {
 	if r.Summary {
@@ -42,7 +42,7 @@ func ParseRef(field, s string) (Ref, error) {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n < 1 {
-		return Ref{}, Invalid(field, RefsAccepted, s)
+		return Ref{}, Invalid(field, refsAccepted, s)
 	}
 	r.ID = n
 	return r, nil
