@@ -474,6 +474,9 @@ func (t *turn) record(ctx context.Context) error {
 				return err
 			}
 			t.s.PromptCount = p.PromptNumber
+			if o := capture.Preference(text, t.where()); o != nil {
+				return t.preference(ctx, *o)
+			}
 		}
 	case KindTool:
 		return t.tool(ctx)
@@ -555,6 +558,18 @@ func (t *turn) ensure(ctx context.Context) error {
 	}
 	t.s = s
 	return nil
+}
+
+// preference stores a preference the user stated for every project in the
+// personal tier.
+func (t *turn) preference(ctx context.Context, o memory.Observation) error {
+	ps, err := t.db.EnsureSession(ctx, memory.PersonalSession(t.at))
+	if err != nil {
+		return err
+	}
+	o.SessionID, o.CreatedAt = ps.ID, t.at
+	_, err = t.db.AddObservation(ctx, o)
+	return err
 }
 
 // end marks the session ended (dropping its pending context) and writes its
