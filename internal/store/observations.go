@@ -206,8 +206,8 @@ func (db *DB) ListObservations(ctx context.Context, f ObservationFilter) ([]memo
 	} else {
 		q += ` ORDER BY created_at DESC, id DESC`
 	}
-	q += ` LIMIT ? OFFSET ?`
-	args = append(args, limitOr(f.Limit, 100), f.Offset)
+	q += limit(limitOr(f.Limit, 100)) + ` OFFSET ?`
+	args = append(args, f.Offset)
 	var rows []observationRow
 	if err := db.q().SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, fmt.Errorf("listing observations: %w", mapErr(err))
@@ -229,16 +229,16 @@ func (db *DB) CountObservations(ctx context.Context, project string) (int, error
 
 // ObservationsForFile returns the newest observations that read or modified
 // path, newest (highest id) first.
-func (db *DB) ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error) {
+func (db *DB) ObservationsForFile(ctx context.Context, project, path string, n int) ([]memory.Observation, error) {
 	var rows []observationRow
-	// Walking the file's rows of observation_files backwards stops after limit
+	// Walking the file's rows of observation_files backwards stops after n
 	// observations. Left to itself, SQLite walked every observation of the
 	// project by date and probed the file for each: 85 ms on 100k observations
 	// against 0.05 ms, and it is on the path of every prompt hook.
 	err := db.q().SelectContext(ctx, &rows, `SELECT `+prefixCols("o", observationCols)+`
 		FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
 		WHERE f.path = ? AND o.project = ? AND o.superseded_by IS NULL
-		GROUP BY f.observation_id ORDER BY f.observation_id DESC LIMIT ?`, path, project, limitOr(limit, 20))
+		GROUP BY f.observation_id ORDER BY f.observation_id DESC`+limit(limitOr(n, 20)), path, project)
 	if err != nil {
 		return nil, fmt.Errorf("reading observations of %s: %w", path, mapErr(err))
 	}

@@ -243,10 +243,10 @@ func (db *DB) TouchMarks(ctx context.Context, session, kind string, keys []strin
 }
 
 // RecentMarks returns the keys of a session's newest marks of kind, newest first.
-func (db *DB) RecentMarks(ctx context.Context, session, kind string, limit int) ([]string, error) {
+func (db *DB) RecentMarks(ctx context.Context, session, kind string, n int) ([]string, error) {
 	var out []string
 	err := db.q().SelectContext(ctx, &out, `SELECT key FROM session_marks WHERE session_id = ? AND kind = ?
-		ORDER BY created_at DESC, key LIMIT ?`, session, kind, limitOr(limit, 10))
+		ORDER BY created_at DESC, key`+limit(limitOr(n, 10)), session, kind)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s marks of session %s: %w", kind, session, mapErr(err))
 	}

@@ -27,40 +27,38 @@ const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS n
 // RecentBriefs returns a project's newest observations, newest first,
 // without their narrative and facts. With types, only those types among the
 // project's typeWindow newest observations.
-func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
+func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, n int) ([]memory.Observation, error) {
 	q := `SELECT ` + briefCols + ` FROM observations WHERE project = ? AND superseded_by IS NULL
-		ORDER BY created_at DESC, id DESC LIMIT ?`
-	args := []any{project, limitOr(limit, 100)}
+		ORDER BY created_at DESC, id DESC` + limit(limitOr(n, 100))
+	args := []any{project}
 	if len(types) > 0 {
 		q = `SELECT ` + briefCols + ` FROM observations WHERE id IN (
 			SELECT id FROM (SELECT id, type, created_at, superseded_by FROM observations WHERE project = ?
-				ORDER BY created_at DESC, id DESC LIMIT ?)
+				ORDER BY created_at DESC, id DESC` + limit(typeWindow) + `)
 			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `) AND superseded_by IS NULL
-			ORDER BY created_at DESC, id DESC LIMIT ?)
+			ORDER BY created_at DESC, id DESC` + limit(limitOr(n, 100)) + `)
 		ORDER BY created_at DESC, id DESC`
-		args = []any{project, typeWindow}
 		for _, t := range types {
 			args = append(args, string(t))
 		}
-		args = append(args, limitOr(limit, 100))
 	}
 	return db.selectObservations(ctx, "reading recent observations", q, args...)
 }
 
-// CountObservationsUpTo counts a project's observations, stopping at limit
+// CountObservationsUpTo counts a project's observations, stopping at upTo
 // so that the cost stays bounded on a large project.
-func (db *DB) CountObservationsUpTo(ctx context.Context, project string, limit int) (int, error) {
+func (db *DB) CountObservationsUpTo(ctx context.Context, project string, upTo int) (int, error) {
 	var n int
-	err := db.q().GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM observations WHERE project = ? LIMIT ?)`,
-		project, limit)
+	err := db.q().GetContext(ctx, &n, `SELECT count(*) FROM (SELECT 1 FROM observations WHERE project = ?`+limit(upTo)+`)`,
+		project)
 	return n, mapErr(err)
 }
 
 // SessionObservations returns a session's newest observations, newest first.
-func (db *DB) SessionObservations(ctx context.Context, sessionID string, limit int) ([]memory.Observation, error) {
+func (db *DB) SessionObservations(ctx context.Context, sessionID string, n int) ([]memory.Observation, error) {
 	return db.selectObservations(ctx, "reading observations of session "+sessionID,
 		`SELECT `+observationCols+` FROM observations WHERE session_id = ? AND superseded_by IS NULL
-		ORDER BY created_at DESC, id DESC LIMIT ?`, sessionID, limitOr(limit, 100))
+		ORDER BY created_at DESC, id DESC`+limit(limitOr(n, 100)), sessionID)
 }
 
 // selectObservations runs a query for observationCols (or briefCols). It
@@ -90,11 +88,11 @@ func (db *DB) selectObservations(ctx context.Context, what, q string, args ...an
 
 // RecentSummaries returns a project's newest summaries, newest first,
 // leaving out the summary of excludeSession.
-func (db *DB) RecentSummaries(ctx context.Context, project, excludeSession string, limit int) ([]memory.Summary, error) {
+func (db *DB) RecentSummaries(ctx context.Context, project, excludeSession string, n int) ([]memory.Summary, error) {
 	var rows []summaryRow
 	err := db.q().SelectContext(ctx, &rows, `SELECT `+summaryCols+` FROM summaries
-		WHERE project = ? AND session_id <> ? ORDER BY created_at DESC, id DESC LIMIT ?`,
-		project, excludeSession, limitOr(limit, 10))
+		WHERE project = ? AND session_id <> ? ORDER BY created_at DESC, id DESC`+limit(limitOr(n, 10)),
+		project, excludeSession)
 	if err != nil {
 		return nil, fmt.Errorf("reading recent summaries: %w", mapErr(err))
 	}
@@ -102,13 +100,13 @@ func (db *DB) RecentSummaries(ctx context.Context, project, excludeSession strin
 }
 
 // CountSummariesUpTo counts a project's summaries, leaving out
-// excludeSession's and stopping at limit.
-func (db *DB) CountSummariesUpTo(ctx context.Context, project, excludeSession string, limit int) (int, error) {
+// excludeSession's and stopping at upTo.
+func (db *DB) CountSummariesUpTo(ctx context.Context, project, excludeSession string, upTo int) (int, error) {
 	var n int
 	// Counting through the project index alone, then taking out the excluded
 	// session's summary (a unique-key lookup), keeps it off the table rows.
-	err := db.q().GetContext(ctx, &n, `SELECT min(?, (SELECT count(*) FROM (SELECT 1 FROM summaries WHERE project = ? LIMIT ?))
+	err := db.q().GetContext(ctx, &n, `SELECT min(?, (SELECT count(*) FROM (SELECT 1 FROM summaries WHERE project = ?`+limit(upTo+1)+`))
 		- (SELECT count(*) FROM summaries WHERE session_id = ? AND project = ?))`,
-		limit, project, limit+1, excludeSession, project)
+		upTo, project, excludeSession, project)
 	return n, mapErr(err)
 }
