@@ -96,7 +96,9 @@ func runShareGit(ctx context.Context, app *App, args []string) error {
 	if err == nil {
 		rel, err = switches.SharePath(rel)
 	}
-	if err != nil {
+	// A folder on the way may be a link the repository committed: the
+	// path must stay in the work tree once links are resolved.
+	if err != nil || !fsafe.StaysIn(id.Root, path) {
 		return Invalid("PATH", "a file inside the project's work tree", path)
 	}
 	if _, err := fsafe.CheckTarget(path); err != nil {
