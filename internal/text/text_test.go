@@ -147,3 +147,11 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestUpperFirst(t *testing.T) {
+	for in, want := range map[string]string{"": "", "i prefer tabs": "I prefer tabs", "über": "Über", "Already": "Already", "\xffx": "\xffx"} {
+		if got := UpperFirst(in); got != want {
+			t.Errorf("UpperFirst(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
