@@ -401,7 +401,7 @@ func Assign(kind, path, project string, old []memory.SourceEntry, entries []Entr
 		}
 		title := text.Cut(privacy.Filter(strings.TrimSpace(e.Title)), 200)
 		if title == "" {
-			title = text.Cut(privacy.Filter(firstLine(e.Text)), 200)
+			title = text.Cut(privacy.Filter(text.FirstLine(e.Text)), 200)
 		}
 		o := memory.Observation{Type: e.Type, Title: title, Narrative: privacy.Filter(e.Text),
 			ToolName: "memory:" + kind, Concepts: []string{kind + "-memory"}, CreatedAt: at,
