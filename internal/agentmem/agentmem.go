@@ -23,10 +23,12 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/switches"
 	"github.com/memhq/mem/internal/text"
 )
 
@@ -61,6 +63,19 @@ type File struct {
 	Path    string
 	Project string // the project its entries go to; memory.PersonalProject for a personal file
 	parse   func(data []byte) []Entry
+	// root is the work tree a repository's file is read from: only when
+	// its real path, every link resolved, is inside it ("" for the
+	// agents' own files).
+	root string
+}
+
+// read returns the file's content; fsafe.ErrOutside for a repository's
+// file whose real path leaves its work tree.
+func (f File) read() ([]byte, error) {
+	if f.root == "" {
+		return os.ReadFile(f.Path)
+	}
+	return fsafe.ReadFileIn(f.root, f.Path, 0)
 }
 
 // claudeDir is Claude Code's auto memory folder of a project: under its
@@ -134,8 +149,7 @@ func Locate(env Env, kinds []string, project, root string) []File {
 				parse: func(d []byte) []Entry { return parseCodex(string(d), root) }})
 		case memory.SourceRepository:
 			if root != "" {
-				out = append(out, File{Kind: k, Path: filepath.Join(root, interchange.RepoFile), Project: project,
-					parse: parseRepository})
+				out = append(out, File{Kind: k, Path: RepoPath(root), Project: project, parse: parseRepository, root: root})
 			}
 		case memory.SourceGemini:
 			base := filepath.Join(env.Home, ".gemini")
@@ -149,6 +163,16 @@ func Locate(env Env, kinds []string, project, root string) []File {
 		}
 	}
 	return out
+}
+
+// RepoPath is the repository's memory file of the work tree at root: the
+// path the team recorded in its .mem (mem share --git PATH), else
+// interchange.RepoFile at the root.
+func RepoPath(root string) string {
+	if f, err := switches.ReadFile(root); err == nil && f.Share != "" {
+		return filepath.Join(root, filepath.FromSlash(f.Share))
+	}
+	return filepath.Join(root, interchange.RepoFile)
 }
 
 // Report says what a refresh did.
@@ -229,7 +253,17 @@ func refreshFile(ctx context.Context, st Store, env Env, f File, known map[[2]st
 		if had && !force && prev.Size == sf.Size && prev.Mtime == sf.Mtime {
 			return nil // unchanged: the stat is all it costs
 		}
-		if data, err = os.ReadFile(f.Path); err != nil {
+		data, err = f.read()
+		if errors.Is(err, fsafe.ErrOutside) {
+			// A link in the repository that leads out of its work tree is
+			// not followed: the file counts as gone.
+			if !had || prev.Hash == "" {
+				return nil
+			}
+			sf.Size, sf.Mtime = 0, 0
+			break
+		}
+		if err != nil {
 			return fmt.Errorf("reading %s: %w", f.Path, err)
 		}
 		sum := sha256.Sum256(data)
@@ -367,7 +401,7 @@ func Assign(kind, path, project string, old []memory.SourceEntry, entries []Entr
 		}
 		title := text.Cut(privacy.Filter(strings.TrimSpace(e.Title)), 200)
 		if title == "" {
-			title = text.Cut(privacy.Filter(firstLine(e.Text)), 200)
+			title = text.Cut(privacy.Filter(text.FirstLine(e.Text)), 200)
 		}
 		o := memory.Observation{Type: e.Type, Title: title, Narrative: privacy.Filter(e.Text),
 			ToolName: "memory:" + kind, Concepts: []string{kind + "-memory"}, CreatedAt: at,
