@@ -60,6 +60,13 @@ type Standing struct {
 	Files []FileState `json:"files,omitempty"`
 }
 
+// StaleWeight is the share of its rank a record keeps when a file it cites
+// changed or went since it was recorded: it is still found and given,
+// marked, below what still holds. Search, recall and prompt-time context
+// all rank by it; those that give context leave out a record whose cited
+// files all went.
+const StaleWeight = 0.5
+
 // Moved lists the files that changed or went, for a reader.
 func (s Standing) Moved() []FileState {
 	var out []FileState

@@ -10,10 +10,6 @@ import (
 	"github.com/memhq/mem/internal/memory"
 )
 
-// staleFactor scales the score of an observation whose cited files changed
-// since it was recorded: it stays, below what still holds.
-const staleFactor = 0.5
-
 // firstCheckTokens is about what an index line costs: the first check
 // covers the budget's worth of best-ranked lines; maxCheckRounds bounds the
 // refills that check what a fill showed unchecked.
@@ -86,7 +82,7 @@ func (c *citeCheck) run(ctx context.Context, l []*item, pick func(int, *item) bo
 		}
 		c.res.StaleN++
 		it.entry.Stale = s.Note()
-		it.entry.Score = round(it.entry.Score * staleFactor)
+		it.entry.Score = round(it.entry.Score * memory.StaleWeight)
 		out = append(out, it)
 	}
 	return out, len(ids), nil

@@ -149,7 +149,7 @@ func (e *Engine) sources() (triggers.Config, error) {
 
 // triggers returns the context sources over tx.
 func (e *Engine) triggers(tx *store.DB, c triggers.Config) *triggers.Engine {
-	return &triggers.Engine{Pending: tx, Files: tx, Search: search.Over(tx), Prompts: tx, Citations: &cite.Checker{Store: tx, Keep: true},
+	return &triggers.Engine{Pending: tx, Files: tx, Search: search.Over(tx), Prompts: tx, Summaries: tx, Citations: &cite.Checker{Store: tx, Keep: true},
 		Config: c, Now: e.now}
 }
 

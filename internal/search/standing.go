@@ -7,13 +7,10 @@ import (
 	"github.com/memhq/mem/internal/memory"
 )
 
-// Weights of the hits whose record no longer holds: a retired observation
-// (a correction replaced it) ranks below its correction, and one whose cited
-// files changed or went below what still holds. Both are still found.
-const (
-	retiredWeight = 0.3
-	staleWeight   = 0.7
-)
+// retiredWeight weighs a retired observation (a correction replaced it):
+// it ranks below its correction. One whose cited files changed or went
+// ranks below what still holds (memory.StaleWeight). Both are still found.
+const retiredWeight = 0.3
 
 // ObservationIDs are the ids of the observation hits.
 func ObservationIDs(hits []Hit) []int64 {
@@ -40,7 +37,7 @@ func Mark(hits []Hit, standing map[int64]memory.Standing) {
 		if s, ok := standing[h.ID]; ok && s.Stale {
 			h.Observation.Standing = &s
 			h.Note = s.Note()
-			h.Score *= staleWeight
+			h.Score *= memory.StaleWeight
 			moved = true
 		}
 		if by := h.Observation.SupersededBy; by > 0 {

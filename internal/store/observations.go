@@ -245,6 +245,35 @@ func (db *DB) ObservationsForFile(ctx context.Context, project, path string, n i
 	return toRecords(rows, observationRow.observation), nil
 }
 
+// LatestFileSessions returns, for each of the latest sessions (at most
+// limit) whose observations read or modified one of paths (spellings of one
+// file), its newest observation of the file, newest first: the file's
+// history one session a line, as `git log -- FILE` gives it. The file's
+// newest scan observations are looked at.
+func (db *DB) LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(paths)
+	if err != nil {
+		return nil, err
+	}
+	var rows []observationRow
+	err = db.q().SelectContext(ctx, &rows, `WITH f AS (
+			SELECT DISTINCT observation_id AS id FROM observation_files
+			WHERE path IN (SELECT value FROM json_each(?)) ORDER BY observation_id DESC LIMIT ?),
+		s AS (
+			SELECT max(o.id) AS id FROM f CROSS JOIN observations o ON o.id = f.id
+			WHERE o.project = ? AND o.superseded_by IS NULL
+			GROUP BY o.session_id ORDER BY max(o.id) DESC LIMIT ?)
+		SELECT `+prefixCols("o", observationCols)+` FROM s CROSS JOIN observations o ON o.id = s.id
+		ORDER BY o.id DESC`, string(list), limitOr(scan, 1000), project, limitOr(limit, 20))
+	if err != nil {
+		return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
+	}
+	return toRecords(rows, observationRow.observation), nil
+}
+
 // prefixCols qualifies a column list with a table alias.
 func prefixCols(alias, cols string) string {
 	parts := strings.Split(cols, ",")

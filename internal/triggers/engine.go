@@ -33,6 +33,7 @@ const (
 	markTrigger     = "trigger"     // a prompt trigger, for carry-over
 	markDirectory   = "directory"   // a directory whose AGENTS.md / README.md were looked at
 	markRule        = "rule"        // a rule file applied
+	markSession     = "session"     // an earlier session given to the session
 )
 
 // Pending is where the sources register context and keep their
@@ -49,6 +50,12 @@ type Pending interface {
 // FileMemory finds what memory knows about a file; the store satisfies it.
 type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
+	LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error)
+}
+
+// SessionSummaries gives sessions' summaries; the store satisfies it.
+type SessionSummaries interface {
+	SessionSummaries(ctx context.Context, sessionIDs []string) ([]memory.Summary, error)
 }
 
 // SessionPrompts gives a session's prompts; the store satisfies it.
@@ -97,6 +104,9 @@ type Engine struct {
 	// Prompts may be nil: a touched file's history then comes newest first
 	// only, not first the sessions its prompt is about.
 	Prompts SessionPrompts
+	// Summaries may be nil: a file's history then gives each session's
+	// observation of the file, not what the session was asked.
+	Summaries SessionSummaries
 	// Citations may be nil: then cited files are not checked. When set, an
 	// observation whose cited files are gone is not given, and one whose
 	// files changed is given marked stale, ranked lower.
@@ -479,114 +489,252 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 }
 
 // A file event brings the file's history the way `git log -- FILE` shows
-// it, one entry (an observation of the file) for each of maxFileSessions
-// earlier sessions that touched it (ten: on the tuning repositories of
-// scripts/eval code, five and eight found fewer of the commits a fix fixes at
-// the same tokens, each entry shorter), among the file's fileHistoryScan
-// newest observations: first those the session's prompt is about (the
-// weights of its words they contain, aboutPrompt), then the newest; each
-// entry cut to fileEntryTokens.
+// it: one entry for each of the latest earlier sessions that touched it
+// (fileSessionScan of them, among the file's fileHistoryScan newest
+// observations; a session that edited it forty times is one), each session
+// at most once in a session whichever file or prompt brought it. They are
+// ranked by recency (1 / (1 + i/fileRecencyHalf) for the i-th newest) times
+// 1 + filePromptBoost × how much of the session's prompt they hold relative
+// to the one that holds most (their summary's request and text, their
+// observations of the file; aboutPrompt). At most maxFileSessions are given;
+// when a prompt scored them, only those within fileCloseShare of the best,
+// and at least minFileSessions: fewer when a few stand out. An entry is the
+// session's request (its summary) with its newest observation of the file
+// when that fits in fileEntryTokens; without a summary, the observation.
+// The values were chosen on the tuning repositories of scripts/eval code
+// (scripts/codeeval/README.md).
 const (
 	maxFileSessions = 10
-	fileHistoryScan = 100
+	minFileSessions = 5
+	fileCloseShare  = 0.3
+	fileSessionScan = 200
+	fileHistoryScan = 4000
+	fileWordScan    = 100
 	fileEntryTokens = 40
+	filePromptBoost = 10.0
+	fileRecencyHalf = 10.0
 )
+
+// maxRequestChars bounds the request a file-history entry quotes: about the
+// subject of a commit message and a little more.
+const maxRequestChars = 100
+
+// fileSession is one earlier session in a file's history.
+type fileSession struct {
+	obs    memory.Observation // its newest observation of the file
+	sum    *memory.Summary
+	words  string  // what it holds of the prompt's words: its summary, its observations of the file
+	weight float64 // what its standing leaves of its rank (memory.StaleWeight)
+	score  float64
+}
+
+// withoutFile is st without the file whose spellings are forms.
+func withoutFile(st memory.Standing, forms []string) memory.Standing {
+	out := memory.Standing{Stale: st.Stale, Gone: st.Gone}
+	for _, f := range st.Files {
+		if !slices.Contains(forms, f.Path) {
+			out.Files = append(out.Files, f)
+		}
+	}
+	return out
+}
 
 func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edited bool, rep *Report) error {
 	prio := memory.PriorityNormal
 	if edited {
 		prio = memory.PriorityHigh
 	}
-	// An observation that names the file in two forms is read twice: it
-	// counts once.
-	var obs []memory.Observation
-	seen := map[int64]bool{}
-	for _, p := range pathForms(s.Root, path) {
-		got, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileHistoryScan)
+	forms := pathForms(s.Root, path)
+	latest, err := e.Files.LatestFileSessions(ctx, s.Project, forms, fileSessionScan, fileHistoryScan)
+	if err != nil {
+		return err
+	}
+	// Retired observations and those whose cited files are gone are left
+	// out; those whose files changed are marked stale.
+	cands := make([]candidate, 0, len(latest))
+	for _, o := range latest {
+		if o.SessionID != s.ID {
+			cands = append(cands, candidate{obs: o, relevance: 1})
+		}
+	}
+	if cands, err = e.standing(ctx, cands); err != nil {
+		return err
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	hist := make([]*fileSession, len(cands))
+	bySession := make(map[string]*fileSession, len(cands))
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		// The file's history is what changed it: that the file itself
+		// changed since an entry of its history is no news.
+		if c.obs.Standing != nil {
+			if st := withoutFile(*c.obs.Standing, forms); len(st.Moved()) == 0 {
+				c.obs.Standing, c.relevance = nil, 1
+			} else {
+				c.obs.Standing = &st
+			}
+		}
+		hist[i] = &fileSession{obs: c.obs, words: observationWords(c.obs), weight: c.relevance}
+		bySession[c.obs.SessionID] = hist[i]
+		ids[i] = c.obs.SessionID
+	}
+	// The words of the file's newer observations join their session's.
+	for _, p := range forms {
+		got, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileWordScan)
 		if err != nil {
 			return err
 		}
 		for _, o := range got {
-			if !seen[o.ID] {
-				seen[o.ID] = true
-				obs = append(obs, o)
+			if h := bySession[o.SessionID]; h != nil && o.ID != h.obs.ID {
+				h.words += " " + observationWords(o)
 			}
 		}
 	}
-	// Retired observations and those whose cited files are gone are left
-	// out; those whose files changed rank lower, marked stale.
-	cands := make([]candidate, len(obs))
-	for i, o := range obs {
-		cands[i] = candidate{obs: o, relevance: 1}
-	}
-	cands, err := e.standing(ctx, cands)
-	if err != nil {
-		return err
-	}
-	obs = obs[:0]
-	relevance := make(map[int64]float64, len(cands))
-	for _, c := range cands {
-		obs = append(obs, c.obs)
-		relevance[c.obs.ID] = c.relevance
-	}
-	score, err := e.aboutPrompt(ctx, s, obs)
-	if err != nil {
-		return err
-	}
-	rank := func(o memory.Observation) float64 { return (1 + score[o.ID]) * relevance[o.ID] }
-	sort.SliceStable(obs, func(i, j int) bool {
-		if ri, rj := rank(obs[i]), rank(obs[j]); ri != rj {
-			return ri > rj
+	if e.Summaries != nil {
+		sums, err := e.Summaries.SessionSummaries(ctx, ids)
+		if err != nil {
+			return err
 		}
-		return obs[i].ID > obs[j].ID
-	})
-	sessions := map[string]bool{s.ID: true}
-	for _, o := range obs {
-		if sessions[o.SessionID] || len(sessions) > maxFileSessions || !guard.ForAgent(&o) {
+		for i := range sums {
+			if h := bySession[sums[i].SessionID]; h != nil {
+				h.sum = &sums[i]
+				h.words += " " + strings.ToLower(sums[i].Request+" "+sums[i].Text)
+			}
+		}
+	}
+	about, err := e.aboutPrompt(ctx, s, hist)
+	if err != nil {
+		return err
+	}
+	top := 0.0
+	for _, a := range about {
+		top = max(top, a)
+	}
+	for i, h := range hist {
+		p := 0.0
+		if top > 0 {
+			p = about[i] / top
+		}
+		h.score = h.weight * (1 + filePromptBoost*p) / (1 + float64(i)/fileRecencyHalf)
+	}
+	sort.SliceStable(hist, func(i, j int) bool { return hist[i].score > hist[j].score })
+	// A session given before (by another file, or by the prompt) is not
+	// given again; the same entry is registered again only to raise its
+	// priority while it waits.
+	given, err := e.Pending.Marked(ctx, s.ID, markSession, ids)
+	if err != nil {
+		return err
+	}
+	entries := make([]string, len(hist))
+	for i, h := range hist {
+		entries[i] = strings.TrimPrefix(historyID(h), "#")
+	}
+	again, err := e.Pending.Marked(ctx, s.ID, markObservation, entries)
+	if err != nil {
+		return err
+	}
+	taken, best := 0, 0.0
+	for i, h := range hist {
+		if taken == maxFileSessions {
+			break
+		}
+		if best == 0 {
+			best = h.score
+		}
+		// Fewer when the prompt makes a few stand out.
+		if top > 0 && taken >= minFileSessions && h.score < fileCloseShare*best {
+			break
+		}
+		if given[h.obs.SessionID] && !again[entries[i]] || !guard.ForAgent(&h.obs) {
 			continue
 		}
-		sessions[o.SessionID] = true
-		ok, err := e.registerObservation(ctx, s, SourceFiles, o, ObservationText(o, fileEntryTokens), prio)
+		if h.sum != nil && !guard.SummaryForAgent(h.sum) {
+			h.sum = nil
+		}
+		ok, err := e.registerHistory(ctx, s, h, prio)
 		if err != nil {
 			return err
 		}
 		if ok {
-			rep.Registered = append(rep.Registered, SourceFiles+":#"+fmt.Sprint(o.ID))
+			taken++
+			rep.Registered = append(rep.Registered, SourceFiles+":"+historyID(h))
 		}
 	}
 	return nil
 }
 
-// aboutPrompt scores observations by the session's latest prompt: the
-// summed weights (TermWeights over the observations) of the prompt's terms
-// each contains. No prompt, no scores.
-func (e *Engine) aboutPrompt(ctx context.Context, s Session, obs []memory.Observation) (map[int64]float64, error) {
-	if e.Prompts == nil || len(obs) == 0 {
+// historyID is the id of a file-history entry: its session's summary when
+// it has one, else its observation.
+func historyID(h *fileSession) string {
+	if h.sum != nil && 1 != 0 {
+		return "S" + fmt.Sprint(h.sum.ID)
+	}
+	return "#" + fmt.Sprint(h.obs.ID)
+}
+
+// registerHistory registers one session of a file's history: what the
+// session was asked (its summary's request) and its newest observation of
+// the file; without a summary, the observation.
+func (e *Engine) registerHistory(ctx context.Context, s Session, h *fileSession, p memory.Priority) (bool, error) {
+	if h.sum == nil || 1 == 0 {
+		return e.registerObservation(ctx, s, SourceFiles, h.obs, ObservationText(h.obs, fileEntryTokens), p)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "S%d %s", h.sum.ID, h.sum.CreatedAt.UTC().Format("2006-01-02"))
+	if h.obs.Standing != nil && h.obs.Standing.Stale {
+		fmt.Fprintf(&b, " (%s)", h.obs.Standing.Note())
+	}
+	b.WriteString(": ")
+	// The request as long as it fits (a cut entry costs its note), then the
+	// observation's line when that fits whole.
+	head, content := b.String(), ""
+	for n := maxRequestChars; n > 20; n -= 10 {
+		if content = head + text.Cut(h.sum.Request, n); tokens.Estimate(content) <= fileEntryTokens {
+			break
+		}
+	}
+	if full := content + "\n#" + fmt.Sprint(h.obs.ID) + " " + h.obs.Title; tokens.Estimate(full) <= fileEntryTokens {
+		content = full
+	}
+	id := "S" + fmt.Sprint(h.sum.ID)
+	en := memory.PendingEntry{SessionID: s.ID, Source: SourceFiles, EntryID: id, Content: Trim(content, fileEntryTokens),
+		Priority: p, CreatedAt: e.now()}
+	ok, err := e.Pending.RegisterPendingOnce(ctx, en, markObservation, id)
+	if err != nil || !ok {
+		return ok, err
+	}
+	_, err = e.Pending.MarkOnce(ctx, s.ID, markSession, []string{h.obs.SessionID}, e.now())
+	return true, err
+}
+
+// aboutPrompt scores a file's sessions by the session's latest prompt: the
+// summed weights (TermWeights over the sessions' words) of the prompt's
+// terms each holds. No prompt, no scores.
+func (e *Engine) aboutPrompt(ctx context.Context, s Session, hist []*fileSession) ([]float64, error) {
+	if e.Prompts == nil || len(hist) == 0 {
 		return nil, nil
 	}
 	ps, err := e.Prompts.Prompts(ctx, s.ID)
 	if err != nil || len(ps) == 0 {
 		return nil, err
 	}
-	words := make([]string, len(obs))
-	for i, o := range obs {
-		words[i] = observationWords(o)
+	words := make([]string, len(hist))
+	for i, h := range hist {
+		words[i] = h.words
 	}
 	weights := TermWeights(queryTerms(ps[len(ps)-1].Text), words)
-	score := make(map[int64]float64, len(obs))
-	for i, o := range obs {
+	score := make([]float64, len(hist))
+	for i := range hist {
 		for t, w := range weights {
 			if strings.Contains(words[i], t) {
-				score[o.ID] += w
+				score[i] += w
 			}
 		}
 	}
 	return score, nil
 }
-
-// staleFactor scales the relevance of an observation whose cited files
-// changed since it was recorded.
-const staleFactor = 0.5
 
 // standing leaves out retired observations and those whose cited files are
 // all gone, and marks (and ranks lower) those whose files changed.
@@ -615,7 +763,7 @@ func (e *Engine) standing(ctx context.Context, cands []candidate) ([]candidate, 
 				continue
 			}
 			c.obs.Standing = &s
-			c.relevance *= staleFactor
+			c.relevance *= memory.StaleWeight
 		}
 		kept = append(kept, c)
 	}
@@ -627,7 +775,12 @@ func (e *Engine) standing(ctx context.Context, cands []candidate) ([]candidate, 
 func (e *Engine) registerObservation(ctx context.Context, s Session, source string, o memory.Observation, text string, p memory.Priority) (bool, error) {
 	en := memory.PendingEntry{SessionID: s.ID, Source: source, EntryID: "#" + fmt.Sprint(o.ID), Content: text,
 		Priority: p, CreatedAt: e.now()}
-	return e.Pending.RegisterPendingOnce(ctx, en, markObservation, fmt.Sprint(o.ID))
+	ok, err := e.Pending.RegisterPendingOnce(ctx, en, markObservation, fmt.Sprint(o.ID))
+	if err != nil || !ok {
+		return ok, err
+	}
+	_, err = e.Pending.MarkOnce(ctx, s.ID, markSession, []string{o.SessionID}, e.now())
+	return true, err
 }
 
 func (e *Engine) directories(ctx context.Context, s Session, rel string, rep *Report) error {

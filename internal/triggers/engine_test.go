@@ -542,3 +542,204 @@ func TestRelevanceWeighsRareTerms(t *testing.T) {
 		t.Fatalf("every term at rank 0: %v, want 0.6", half)
 	}
 }
+
+// history adds sessions in order, each editing the files given, and returns
+// the id of each session's newest observation.
+func (f *fixture) history(t *testing.T, sessions map[string][]string, order []string, edits int) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]int64{}
+	for _, sid := range order {
+		if _, _, err := f.db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range sessions[sid] {
+			for j := range edits {
+				a, err := f.db.AddObservation(ctx, memory.Observation{SessionID: sid, Type: memory.TypeChange,
+					Title: fmt.Sprintf("Edited %s: change %d of session %s", file, j, sid), FilesModified: []string{file}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[sid] = a.ID
+			}
+		}
+	}
+	return out
+}
+
+// sessionsOf maps the registered file-activity entries to their sessions.
+func (f *fixture) sessionsOf(t *testing.T, rep triggers.Report) []string {
+	t.Helper()
+	var out []string
+	for _, r := range rep.Registered {
+		id, err := strconv.ParseInt(strings.TrimPrefix(r, triggers.SourceFiles+":#"), 10, 64)
+		if err != nil {
+			t.Fatalf("entry %s", r)
+		}
+		obs, err := f.db.Observations(context.Background(), []int64{id})
+		if err != nil || len(obs) != 1 {
+			t.Fatalf("observation %d: %v", id, err)
+		}
+		out = append(out, obs[0].SessionID)
+	}
+	return out
+}
+
+// A session given for one file is not given again for the next file it
+// touched: the agent has it already.
+func TestFileActivityGivesASessionOnce(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	f.history(t, map[string][]string{"both": {"a.c", "b.c"}, "only-b": {"b.c"}}, []string{"both", "only-b"}, 1)
+	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "a.c"), false); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "b.c"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.sessionsOf(t, rep); !slices.Equal(got, []string{"only-b"}) {
+		t.Fatalf("b.c gave the sessions %v, want only-b (both came with a.c)", got)
+	}
+}
+
+// A file edited many times by its latest sessions still brings its older
+// sessions: the history is read session by session, not observation by
+// observation.
+func TestFileActivityDeepHistory(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	order := []string{"d1", "d2", "d3", "d4"}
+	f.history(t, map[string][]string{"d1": {"x.c"}, "d2": {"x.c"}, "d3": {"x.c"}, "d4": {"x.c"}}, order, 60)
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "x.c"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.sessionsOf(t, rep)
+	if !slices.Equal(got, []string{"d4", "d3", "d2", "d1"}) {
+		t.Fatalf("sessions %v, want the four that edited x.c, newest first", got)
+	}
+}
+
+// A session with a summary is given as what it was asked, with its newest
+// observation of the file.
+func TestFileActivityGivesTheRequest(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	f.eng.Summaries = f.db
+	ids := f.history(t, map[string][]string{"fix": {"link.c"}}, []string{"fix"}, 1)
+	sum, err := f.db.PutSummary(ctx, memory.Summary{SessionID: "fix", Project: "p",
+		Request: "link: keep the errno of bpf_link_attach.", Text: "Request: link: keep the errno", Generator: "extractive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "link.c"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := triggers.SourceFiles + ":S" + itoa(sum.ID)
+	if !slices.Equal(rep.Registered, []string{want}) {
+		t.Fatalf("registered %v, want %s", rep.Registered, want)
+	}
+	es, err := f.db.PendingEntries(ctx, f.ses.ID)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("pending %v %v", es, err)
+	}
+	c := es[0].Content
+	if !strings.Contains(c, "keep the errno of bpf_link_attach.") || strings.Contains(c, "cut to fit") ||
+		!strings.Contains(c, "#"+itoa(ids["fix"])+" Edited link.c") {
+		t.Fatalf("entry %q: want the request's head and the observation", c)
+	}
+}
+
+// standings is a citation check that answers from a table.
+type standings map[int64]memory.Standing
+
+func (s standings) Check(_ context.Context, ids []int64) (map[int64]memory.Standing, error) {
+	out := map[int64]memory.Standing{}
+	for _, id := range ids {
+		if st, ok := s[id]; ok {
+			out[id] = st
+		}
+	}
+	return out, nil
+}
+
+// A file's history is what changed the file: that the file itself changed
+// since is no news, and marks no entry stale; another of its files that
+// changed does.
+func TestFileActivityOwnFileChangedIsNoNews(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	ids := f.history(t, map[string][]string{"own": {"x.c"}, "other": {"x.c"}}, []string{"own", "other"}, 1)
+	changed := func(paths ...string) memory.Standing {
+		st := memory.Standing{Stale: true}
+		for _, p := range paths {
+			st.Files = append(st.Files, memory.FileState{Path: p, State: memory.Changed})
+		}
+		return st
+	}
+	f.eng.Citations = standings{ids["own"]: changed("x.c"), ids["other"]: changed("x.c", "y.c")}
+	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "x.c"), false); err != nil {
+		t.Fatal(err)
+	}
+	es, err := f.db.PendingEntries(ctx, f.ses.ID)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("pending %v %v", es, err)
+	}
+	for _, e := range es {
+		stale := strings.Contains(e.Content, "stale")
+		if want := e.EntryID == "#"+itoa(ids["other"]); stale != want || want && (!strings.Contains(e.Content, "stale: y.c changed)") ||
+			strings.Contains(e.Content, "x.c changed")) {
+			t.Fatalf("entry %s %q: stale note %v, want %v", e.EntryID, e.Content, stale, want)
+		}
+	}
+}
+
+// When the prompt makes a few of a file's sessions stand out, fewer are
+// given than when nothing does.
+func TestFileActivityFewerWhenThePromptDecides(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	f.eng.Summaries = f.db
+	sessions := map[string][]string{}
+	var order []string
+	for i := range 12 {
+		sid := fmt.Sprintf("h%02d", i)
+		sessions[sid] = []string{"link.c"}
+		order = append(order, sid)
+	}
+	f.history(t, sessions, order, 1)
+	for _, sid := range order {
+		req := "link: tidy the counters of " + sid
+		if sid == "h03" {
+			req = "link: bpf_link_attach keeps the errno of a failed attach"
+		}
+		if _, err := f.db.PutSummary(ctx, memory.Summary{SessionID: sid, Project: "p", Request: req, Text: "Request: " + req,
+			Generator: "extractive"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := f.db.StartSession(ctx, memory.Session{ID: f.ses.ID, Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AddPrompt(ctx, f.ses.ID, "bpf_link_attach loses the errno on a failed attach", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "link.c"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rep.Registered); n >= 10 || n == 0 {
+		t.Fatalf("registered %d entries %v, want fewer than ten when one session stands out", n, rep.Registered)
+	}
+	es, err := f.db.PendingEntries(ctx, f.ses.ID)
+	if err != nil || len(es) == 0 || !strings.Contains(es[0].Content, "bpf_link_attach keeps the errno") {
+		t.Fatalf("first entry %v %v, want the session about bpf_link_attach", es, err)
+	}
+}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -70,7 +72,10 @@ func (b *bm25) rank(q string) []int {
 			}
 		}
 		s := 0.0
-		for w, f := range tf {
+		// Summed in term order: a sum in map order differs in its last bits
+		// from run to run and reorders equal scores.
+		for _, w := range slices.Sorted(maps.Keys(tf)) {
+			f := tf[w]
 			idf := math.Log(1 + (n-float64(b.df[w])+0.5)/(float64(b.df[w])+0.5))
 			s += idf * float64(f) * (k1 + 1) / (float64(f) + k1*(1-bb+bb*float64(len(d))/avg))
 		}
