@@ -208,14 +208,22 @@ func cut(s string, n int) string {
 	return s[:n]
 }
 
-var refRe = regexp.MustCompile(`(?:ref|id)="(S\d+|#\d+)"|(?m)^(#\d+) `)
+var refRe = regexp.MustCompile(`(?:ref|id)="(S\d+|#\d+)"|(?m)^(S\d+|#\d+) `)
 
 // sessionsIn returns the refs a block cites, in order, mapped to their
 // sessions: one entry per cited record (a session may come several times).
+// A record is cited by its element's id or ref, by a line that starts with
+// its id, or both (an element whose text starts with its own id): a ref
+// right after the same ref is the same record.
 func (r *replayer) sessionsIn(ctx context.Context, block string) ([]string, error) {
 	var out []string
+	prev := ""
 	for _, m := range refRe.FindAllStringSubmatch(block, -1) {
 		ref := m[1] + m[2]
+		if ref == prev {
+			continue
+		}
+		prev = ref
 		n, _ := strconv.ParseInt(ref[1:], 10, 64)
 		sid := ""
 		if ref[0] == 'S' {
