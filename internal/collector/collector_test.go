@@ -212,6 +212,57 @@ func TestRenderIsEscapedXML(t *testing.T) {
 	}
 }
 
+// A file's lines share one element that names the file once; each line
+// keeps the id that fetches it, and what is not a file's line keeps its own
+// element.
+func TestRenderGroupsAFilesLines(t *testing.T) {
+	f := "src/a<b>.c"
+	es := []memory.PendingEntry{
+		entry("s", "file-activity", "S3", collector.InGroup(f, "S3 2026-11-20 (stale: x.c changed): fix the <loop>\n#7 edit a.c"), memory.PriorityNormal),
+		entry("s", "file-activity", "#9", collector.InGroup(f, "#9 change 2026-11-19: add the loop"), memory.PriorityNormal),
+		entry("s", "file-activity", "S4", collector.InGroup("other.c", "S4 2026-11-18: other"), memory.PriorityNormal),
+		entry("s", "file-activity", "S5", collector.InGroup(f, "S5 2026-11-17: after another file"), memory.PriorityNormal),
+		entry("s", "custom", "x", collector.InGroup(f, "no id in front"), memory.PriorityNormal),
+		entry("s", "file-activity", "S6", collector.InGroup(f, "S6 2026-11-16: raised"), memory.PriorityHigh),
+	}
+	out := collector.Render(es)
+	var doc struct {
+		Entries []struct {
+			Source   string `xml:"source,attr"`
+			ID       string `xml:"id,attr"`
+			File     string `xml:"file,attr"`
+			Priority string `xml:"priority,attr"`
+			Text     string `xml:",chardata"`
+		} `xml:"context"`
+	}
+	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, out)
+	}
+	want := []struct{ file, id, text string }{
+		{f, "", "\nS3 2026-11-20 (stale: x.c changed): fix the <loop>\n#7 edit a.c\n#9 change 2026-11-19: add the loop\n"},
+		{"other.c", "", "\nS4 2026-11-18: other\n"},
+		{f, "", "\nS5 2026-11-17: after another file\n"},
+		{"", "x", "\nfile: " + f + "\nno id in front\n"},
+		{f, "", "\nS6 2026-11-16: raised\n"},
+	}
+	if len(doc.Entries) != len(want) {
+		t.Fatalf("got %d elements, want %d:\n%s", len(doc.Entries), len(want), out)
+	}
+	for i, w := range want {
+		got := doc.Entries[i]
+		if got.File != w.file || got.ID != w.id || got.Text != w.text {
+			t.Errorf("element %d: file %q id %q text %q, want %q %q %q", i, got.File, got.ID, got.Text, w.file, w.id, w.text)
+		}
+	}
+	if doc.Entries[4].Priority != "high" {
+		t.Errorf("raised line: priority %q", doc.Entries[4].Priority)
+	}
+	merged := collector.Merge(es[:2])
+	if merged != "file: "+f+"\nS3 2026-11-20 (stale: x.c changed): fix the <loop>\n#7 edit a.c\n#9 change 2026-11-19: add the loop" {
+		t.Errorf("merged: %q", merged)
+	}
+}
+
 func TestValidate(t *testing.T) {
 	ok := entry("s", "custom", "id", "text", memory.PriorityNormal)
 	cases := []struct {

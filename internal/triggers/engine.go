@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
@@ -545,6 +546,10 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		prio = memory.PriorityHigh
 	}
 	forms := pathForms(s.Root, path)
+	shown := path
+	if rel, ok := relative(s.Root, path); ok {
+		shown = rel
+	}
 	latest, err := e.Files.LatestFileSessions(ctx, s.Project, forms, fileSessionScan, fileHistoryScan)
 	if err != nil {
 		return err
@@ -653,7 +658,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		if h.sum != nil && !guard.SummaryForAgent(h.sum) {
 			h.sum = nil
 		}
-		ok, err := e.registerHistory(ctx, s, h, prio)
+		ok, err := e.registerHistory(ctx, s, shown, h, prio)
 		if err != nil {
 			return err
 		}
@@ -674,12 +679,13 @@ func historyID(h *fileSession) string {
 	return "#" + fmt.Sprint(h.obs.ID)
 }
 
-// registerHistory registers one session of a file's history: what the
+// registerHistory registers one session of file's history: what the
 // session was asked (its summary's request) and its newest observation of
-// the file; without a summary, the observation.
-func (e *Engine) registerHistory(ctx context.Context, s Session, h *fileSession, p memory.Priority) (bool, error) {
+// the file; without a summary, the observation. The entry is one line of
+// the file's element (collector.InGroup).
+func (e *Engine) registerHistory(ctx context.Context, s Session, file string, h *fileSession, p memory.Priority) (bool, error) {
 	if h.sum == nil || 1 == 0 {
-		return e.registerObservation(ctx, s, SourceFiles, h.obs, ObservationText(h.obs, fileEntryTokens), p)
+		return e.registerObservation(ctx, s, SourceFiles, h.obs, collector.InGroup(file, ObservationText(h.obs, fileEntryTokens)), p)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "S%d %s", h.sum.ID, h.sum.CreatedAt.UTC().Format("2006-01-02"))
@@ -699,7 +705,7 @@ func (e *Engine) registerHistory(ctx context.Context, s Session, h *fileSession,
 		content = full
 	}
 	id := "S" + fmt.Sprint(h.sum.ID)
-	en := memory.PendingEntry{SessionID: s.ID, Source: SourceFiles, EntryID: id, Content: Trim(content, fileEntryTokens),
+	en := memory.PendingEntry{SessionID: s.ID, Source: SourceFiles, EntryID: id, Content: collector.InGroup(file, Trim(content, fileEntryTokens)),
 		Priority: p, CreatedAt: e.now()}
 	ok, err := e.Pending.RegisterPendingOnce(ctx, en, markObservation, id)
 	if err != nil || !ok {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/cite"
+	"github.com/memhq/mem/internal/collector"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/search"
@@ -652,6 +653,10 @@ func TestFileActivityGivesTheRequest(t *testing.T) {
 	if !strings.Contains(c, "keep the errno of bpf_link_attach.") || strings.Contains(c, "cut to fit") ||
 		!strings.Contains(c, "#"+itoa(ids["fix"])+" Edited link.c") {
 		t.Fatalf("entry %q: want the request's head and the observation", c)
+	}
+	// Delivered as a line of the file's element, which names the file once.
+	if b := collector.Render(es); !strings.Contains(b, `<context source="file-activity" file="link.c" priority="normal">`+"\nS"+itoa(sum.ID)+" ") {
+		t.Fatalf("block %q: want a line of link.c's element starting with its id", b)
 	}
 }
 
