@@ -333,7 +333,7 @@ func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inje
 	}
 	switch {
 	case record:
-	case inject && !answerReads(j.Event.Kind):
+	case inject && !answerReads(j.Event.Kind, capture):
 		if err := db.Write(ctx, work); err != nil {
 			return Reply{}, false, err
 		}
@@ -426,12 +426,14 @@ func (t *turn) in(db *store.DB) *turn {
 }
 
 // answerReads reports whether t's reply only reads the database.
-func (t *turn) answerReads() bool { return answerReads(t.ev.Kind) }
+func (t *turn) answerReads() bool { return answerReads(t.ev.Kind, t.capture) }
 
 // answerReads reports whether the reply to an event of kind only reads the
-// database (a recall block); other replies consume pending context.
-func answerReads(kind Kind) bool {
-	return kind == KindSessionStart || kind == KindSystem || kind == KindCompacted
+// database: a recall block, when capture is off. With capture on, the block
+// is built in the event's write transaction, which records the entries it
+// gives (remember's feedback); other replies consume pending context.
+func answerReads(kind Kind, capture bool) bool {
+	return !capture && (kind == KindSessionStart || kind == KindSystem || kind == KindCompacted)
 }
 
 // turn is one event being handled, in one transaction.
@@ -721,6 +723,11 @@ func (t *turn) toolCall(ctx context.Context, call capture.Call) error {
 		if err := t.db.AddFilesRead(ctx, t.s.ID, r.FilesRead, t.at); err != nil {
 			return err
 		}
+	}
+	// The agent fetched entries mem gave it: the feedback on what it
+	// injected.
+	if err := t.db.UseEntries(ctx, t.project, r.Fetched, t.at); err != nil {
+		return err
 	}
 	o := r.Observation
 	var earlier []memory.Observation // what o may replace, newest first

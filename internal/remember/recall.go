@@ -52,6 +52,9 @@ func (e *Engine) Block(ctx context.Context, db *store.DB, s memory.Session, comp
 	if err != nil {
 		return "", err
 	}
+	// In a hook's write transaction the block is recorded as given; a
+	// failure to record it does not withhold it.
+	_ = recordBlock(ctx, db, s, res, compact, e.now())
 	// What the check learnt is kept, so that the next block only stats
 	// the files; a busy database only makes the next check hash again.
 	if learnt := ck.Learnt(); len(learnt) > 0 {
