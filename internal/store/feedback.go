@@ -105,9 +105,33 @@ func (db *DB) Verdicts(ctx context.Context, project string, refs []string) (map[
 // Feedback counts what became of a project's injections (every project's
 // when project is empty) since since, per channel.
 func (db *DB) Feedback(ctx context.Context, project string, since time.Time) (memory.Feedback, error) {
-	fb := memory.Feedback{Project: project, Since: since, Channels: []memory.FeedbackCounts{}}
+	per, err := db.feedback(ctx, project, since, false)
+	if err != nil {
+		return memory.Feedback{}, err
+	}
+	if len(per) == 0 {
+		return memory.Feedback{Project: project, Since: since, Channels: []memory.FeedbackCounts{}}, nil
+	}
+	per[0].Project = project
+	return per[0], nil
+}
+
+// FeedbackPerProject is Feedback for each project that was given memory
+// since since, by project key.
+func (db *DB) FeedbackPerProject(ctx context.Context, since time.Time) ([]memory.Feedback, error) {
+	return db.feedback(ctx, "", since, true)
+}
+
+// feedback counts injections per channel, of one project or every one,
+// and with byProject one Feedback per project (else one in all).
+func (db *DB) feedback(ctx context.Context, project string, since time.Time, byProject bool) ([]memory.Feedback, error) {
 	const used = `(f.used_at >= i.at OR f.verdict = 'useful')`
-	q := `SELECT i.channel AS channel, count(*) AS injected,
+	// In all, a channel's rows of every project come together.
+	order := "i.channel, i.project"
+	if byProject {
+		order = "i.project, i.channel"
+	}
+	q := `SELECT i.project AS project, i.channel AS channel, count(*) AS injected,
 		coalesce(sum(CASE WHEN ` + used + ` THEN 1 ELSE 0 END), 0) AS used,
 		coalesce(sum(CASE WHEN ` + used + ` AND f.verdict <> 'wrong' THEN 1 ELSE 0 END), 0) AS helpful,
 		coalesce(sum(CASE WHEN f.verdict = 'wrong' THEN 1 ELSE 0 END), 0) AS wrong,
@@ -115,15 +139,31 @@ func (db *DB) Feedback(ctx context.Context, project string, since time.Time) (me
 		coalesce(sum(CASE WHEN ` + used + ` THEN 0 ELSE i.tokens END), 0) AS unused_tokens
 		FROM injections i LEFT JOIN entry_feedback f ON f.project = i.project AND f.ref = i.ref
 		WHERE (?1 = '' OR i.project = ?1) AND i.at >= ?2
-		GROUP BY i.channel ORDER BY i.channel`
-	err := db.read(ctx, func(t *sqlx.Tx) error {
-		return t.SelectContext(ctx, &fb.Channels, q, project, toMillis(since))
-	})
+		GROUP BY i.project, i.channel ORDER BY ` + order
+	var rows []struct {
+		Project string `db:"project"`
+		memory.FeedbackCounts
+	}
+	err := db.read(ctx, func(t *sqlx.Tx) error { return t.SelectContext(ctx, &rows, q, project, toMillis(since)) })
 	if err != nil {
-		return memory.Feedback{}, fmt.Errorf("counting what injections were worth: %w", err)
+		return nil, fmt.Errorf("counting what injections were worth: %w", err)
 	}
-	for _, c := range fb.Channels {
-		fb.Total.Add(c)
+	var out []memory.Feedback
+	for _, r := range rows {
+		key := ""
+		if byProject {
+			key = r.Project
+		}
+		if len(out) == 0 || out[len(out)-1].Project != key {
+			out = append(out, memory.Feedback{Project: key, Since: since, Channels: []memory.FeedbackCounts{}})
+		}
+		fb := &out[len(out)-1]
+		if n := len(fb.Channels); n > 0 && fb.Channels[n-1].Channel == r.Channel {
+			fb.Channels[n-1].Add(r.FeedbackCounts) // the same channel of another project
+		} else {
+			fb.Channels = append(fb.Channels, r.FeedbackCounts)
+		}
+		fb.Total.Add(r.FeedbackCounts)
 	}
-	return fb, nil
+	return out, nil
 }
