@@ -126,10 +126,11 @@ const (
 
 // Handle does what ev calls for and returns the reply. What the event
 // changes in the database, and a reply that changes it (pending context
-// consumed), are done in one write transaction, after the spooled events
-// that arrived before it; a reply that only reads (a recall block) is read
-// in one read transaction after it. When the database stays busy past the
-// store's short wait, the event is spooled and the reply is empty.
+// consumed, a recall block whose entries are recorded as given), are done
+// in one write transaction, after the spooled events that arrived before
+// it; with capture off, a recall block is read in one read transaction.
+// When the database stays busy past the store's short wait, the event is
+// spooled and the reply is empty.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	return h.handle(ctx, ev, h.settling())
 }
@@ -290,8 +291,9 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 
 // turnIn handles j over db: at most one write transaction, which records
 // the event (when capture is on) and builds a reply that changes the
-// database (pending context consumed, marks taken), and one read
-// transaction after it for a reply that only reads (a recall block). The
+// database (pending context consumed, marks taken, a recall block's entries
+// recorded as given), and one read transaction after it for a reply that
+// only reads (a recall block, when capture is off). The
 // spooled events that arrived before j are applied first, each in its own
 // transaction (record). busy reports that j was spooled.
 func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inject bool) (reply Reply, busy bool, err error) {
