@@ -72,7 +72,7 @@ func runExport(ctx context.Context, app *App, o exportOptions) error {
 		}
 		project = id.Key
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

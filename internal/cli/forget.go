@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -136,51 +135,22 @@ type forgotten struct {
 }
 
 // forgetWithSpool deletes a session (or, with session empty, a project)
-// and its hook events in the spool: the ones writeStore could not apply,
-// set aside ones and any spooled since, even while the delete ran. The
-// spool's drain lock is taken first (waiting as a command's drain does) and
-// held until the purge is done, so that no hook applies a spooled event of
-// what is being forgotten between the delete and the purge. Without the
-// lock nothing is deleted. A spool path that is not a folder holds nothing
-// and takes nothing: the delete goes ahead alone.
+// and its hook events in the spool: the ones WriteStore could not apply,
+// set aside ones and any spooled since, even while the delete ran
+// (spool.Dir.Forget).
 func forgetWithSpool(ctx context.Context, db *store.DB, session, project string) (forgotten, error) {
 	var total forgotten
-	deleteIt := func() (err error) {
+	var err error
+	total.SpooledEvents, err = spool.Beside(db.Path()).Forget(time.Now().Add(hook.ApplyFor), func() (err error) {
 		if session != "" {
 			total.Deleted, err = db.DeleteSession(ctx, session)
 		} else {
 			total.Deleted, err = db.DeleteProject(ctx, project)
 		}
 		return err
-	}
-	sp := spool.Beside(db.Path())
-	if fi, err := os.Lstat(sp.Path()); err == nil && !fi.IsDir() {
-		return total, deleteIt()
-	}
-	release, ok := lockSpool(sp, time.Now().Add(cliDrainFor))
-	if !ok {
-		return total, fmt.Errorf("forgot nothing: another process kept applying the hook events spooled in %s; try again: %w",
-			sp.Path(), store.ErrBusy)
-	}
-	defer release()
-	// A WAL other processes kept in use (ErrWALKept) is no reason to leave
-	// the spooled events: it is passed on once they are gone.
-	kept := deleteIt()
-	if kept != nil && !errors.Is(kept, store.ErrWALKept) {
-		return total, kept
-	}
-	forgetDeleted(sp)
-	var err error
-	total.SpooledEvents, err = hook.ForgetSpooled(sp, session, project)
-	if err != nil {
-		return total, fmt.Errorf("forgot them in the database, but not every spooled hook event: %w", err)
-	}
-	return total, kept
+	}, hook.SpooledOf(session, project))
+	return total, err
 }
-
-// forgetDeleted is called between the database delete and the spool purge;
-// tests use it to act as a hook would at that moment.
-var forgetDeleted = func(spool.Dir) {}
 
 func checkRefs(ctx context.Context, db *store.DB, refs []recordRef) error {
 	var obs []int64

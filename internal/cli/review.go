@@ -70,7 +70,7 @@ func runReviewList(ctx context.Context, app *App, o reviewOptions) error {
 		if err := rescan(ctx, db, id.Key); err != nil {
 			return err
 		}
-	} else if db, err = app.Store(ctx); err != nil {
+	} else if db, err = app.ReadStore(ctx); err != nil {
 		return err
 	}
 	f, err := db.FlaggedRecords(ctx, id.Key, o.All, o.Limit)

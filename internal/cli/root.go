@@ -18,6 +18,7 @@ import (
 
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/fsafe"
+	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/project"
 	"github.com/memhq/mem/internal/remember"
@@ -273,18 +274,6 @@ func (a *App) Engine() *remember.Engine {
 	return a.engine
 }
 
-// Store opens the database on first use. What hooks spooled is applied
-// when the database is free at once, so that what the command reads
-// includes it.
-func (a *App) Store(ctx context.Context) (*store.DB, error) {
-	db, err := a.ReadStore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	drainSpool(ctx, a, db, false)
-	return db, nil
-}
-
 // ReadStore opens the database on first use, for a command that only
 // reads: it writes nothing, not even the hook events spooled while the
 // database was busy (the next hook or writing command applies those).
@@ -313,11 +302,11 @@ const (
 // spooled while the database was busy are applied first, waiting for the
 // database if need be, so they keep their order before what it writes.
 func (a *App) WriteStore(ctx context.Context) (*store.DB, error) {
-	db, err := a.Store(ctx)
+	db, err := a.ReadStore(ctx)
 	if err != nil {
 		return nil, err
 	}
-	drainSpool(ctx, a, db, true)
+	hook.ApplySpool(ctx, a.cfg, a.hookEnv(nil), db)
 	return db, nil
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/agent"
+	"github.com/memhq/mem/internal/hook"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/remember"
+	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 )
 
@@ -155,7 +158,7 @@ func runSessionList(ctx context.Context, app *App, o sessionListOptions) error {
 		}
 		f.Project = id.Key
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -183,7 +186,10 @@ func newSessionShowCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show --session ID",
 		Short: "Show a session with its summary, prompts and observations",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Show a session with its summary, prompts and observations. Hook events of it that wait in the
+spool (captured while the database was busy) are listed as pending: this command only reads, and
+the next hook or command that writes applies them.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if id == "" && len(args) == 1 {
 				id = args[0]
@@ -199,19 +205,53 @@ func runSessionShow(ctx context.Context, app *App, id string) error {
 	if err := SessionArg(&id); err != nil {
 		return err
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}
 	d, err := remember.Session(ctx, db, id)
+	// What the hooks spooled for it is read, not applied: a command that
+	// reads writes nothing.
+	pending, perr := hook.Pending(spool.Beside(db.Path()), id)
+	if errors.Is(err, memory.ErrNotFound) && len(pending) > 0 {
+		first := pending[0]
+		d = remember.SessionDetail{Session: memory.Session{ID: id, Project: first.Project, Agent: first.Agent,
+			Cwd: first.Cwd, Status: statusPending, StartedAt: first.At, LastActivityAt: pending[len(pending)-1].At}}
+		err = nil
+	}
 	if err != nil {
 		return err
 	}
-	if app.JSON {
-		return PrintJSON(app.Out, d)
+	if perr != nil {
+		fmt.Fprintf(app.Err, "mem: note: hook events waiting in the spool not read: %v\n", perr)
 	}
-	writeSessionDetail(app.Text(), d)
+	if app.JSON {
+		return PrintJSON(app.Out, sessionShown{d, pending})
+	}
+	w := app.Text()
+	writeSessionDetail(w, d)
+	if len(pending) > 0 {
+		fmt.Fprintln(w, "\npending, spooled while the database was busy (the next hook or command that writes applies them):")
+		for _, p := range pending {
+			fmt.Fprintf(w, "  %s  %s %s", Stamp(p.At), p.Agent, p.Event)
+			if p.Tool != "" {
+				fmt.Fprintf(w, " (%s)", p.Tool)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	return nil
+}
+
+// statusPending is the status mem session show gives a session of which
+// only spooled hook events are known yet.
+const statusPending = "pending"
+
+// sessionShown is what mem session show --json prints: the session as
+// recorded, and its hook events still waiting in the spool.
+type sessionShown struct {
+	remember.SessionDetail
+	Pending []hook.PendingEvent `json:"pending,omitempty"`
 }
 
 func writeSessionDetail(w io.Writer, d remember.SessionDetail) {

@@ -89,7 +89,7 @@ func runShareGit(ctx context.Context, app *App, args []string) error {
 	if _, err := fsafe.CheckTarget(path); err != nil {
 		return UsageErr(fmt.Errorf("PATH: %w", err))
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ marked wrong (irrelevant), and the injected tokens of entries never used.`,
 				}
 				project = id.Key
 			}
-			db, err := app.Store(ctx)
+			db, err := app.ReadStore(ctx)
 			if err != nil {
 				return err
 			}

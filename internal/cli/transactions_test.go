@@ -23,7 +23,8 @@ import (
 // same event again), takes at most one write transaction and one read
 // transaction and no savepoint; mem inject, mem search, mem get and mem
 // timeline read one snapshot and write nothing, not even an event a hook
-// spooled. A statement run outside a transaction is a transaction
+// spooled; mem session show and list, stats and export write nothing
+// either. A statement run outside a transaction is a transaction
 // of its own and counts as one.
 func TestTransactionsPerCall(t *testing.T) {
 	dir := t.TempDir()
@@ -138,6 +139,29 @@ func TestTransactionsPerCall(t *testing.T) {
 		}
 		if n, _, _ := sp.Len(); n != 1 {
 			t.Errorf("after mem %s: %d events spooled, want the 1 still waiting", strings.Join(args, " "), n)
+		}
+	}
+	// The other commands that read write nothing either: mem session show
+	// shows the spooled event as pending instead of applying it.
+	session := "5f9cdab4-9ee1-49ac-9dce-2bd3b7b90216" // the spooled prompt's
+	for _, args := range [][]string{
+		{"session", "show", session},
+		{"session", "show", "--json", session},
+		{"session", "list"},
+		{"stats"},
+		{"stats", "--json"},
+		{"export"},
+	} {
+		n, out := call("", args...)
+		t.Logf("mem %s: %s", strings.Join(args, " "), n)
+		if n.writes() != 0 || n.savepoints > 0 {
+			t.Errorf("mem %s: %s; want no write", strings.Join(args, " "), n)
+		}
+		if n, _, _ := sp.Len(); n != 1 {
+			t.Errorf("after mem %s: %d events spooled, want the 1 still waiting", strings.Join(args, " "), n)
+		}
+		if args[0] == "session" && args[1] == "show" && !strings.Contains(out, "UserPromptSubmit") {
+			t.Errorf("mem %s does not show the spooled prompt as pending:\n%s", strings.Join(args, " "), out)
 		}
 	}
 }

@@ -196,7 +196,7 @@ func runSyncStatus(ctx context.Context, app *cli.App, o syncOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func runWeb(ctx context.Context, app *cli.App, o webOptions) error {
 	if err != nil {
 		id = project.Identity{}
 	}
-	db, err := app.Store(ctx)
+	db, err := app.ReadStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,10 @@
 // decodes the event an editor writes on stdin, a Handler does what the event
 // calls for, and the adapter encodes the reply the editor expects. Run wraps
 // it all so that a hook never fails the editor: it always answers in time,
-// with a valid reply or nothing.
+// with a valid reply or nothing. Main is mem hook itself over a
+// configuration (the command only parses its arguments and calls it), and
+// ApplySpool what a command that writes calls first; exactly-once of the
+// spooled events lives in internal/spool.
 package hook
 
 import "github.com/memhq/mem/internal/agent"

@@ -175,7 +175,7 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	}
 	at := h.Now()
 	j := job{V: jobVersion, ID: spool.NewID(at), At: at, Dir: dir, Project: id.Key, Root: id.Root, Event: ev}
-	if sw.Capture && h.Spool != nil {
+	if sw.Capture {
 		// Durable at arrival: on disk before the database is even opened,
 		// so that a hook killed at any later point loses nothing.
 		if j.held = h.hold(j); j.held != nil {
@@ -230,7 +230,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 	// for it again would only make this hook late: it gets it at once (and
 	// applies them), or joins them.
 	noWait := false
-	if capture && h.Spool != nil {
+	if capture {
 		n, _, _ := h.Spool.Len()
 		noWait = n > 0
 	}
@@ -253,7 +253,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 		}()
 		db, err := h.Open(ctx)
 		if err != nil {
-			if capture && h.Spool != nil && notNow(err) {
+			if capture && spool.NotNow(err) {
 				r = result{busy: true, err: h.spoolFor(j, err)}
 			} else {
 				r = result{err: err}
@@ -269,7 +269,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 	if ok {
 		deadline = deadline.Add(answerMargin) // ctx's deadline is the reply's
 	}
-	if !ok || !capture || h.Spool == nil {
+	if !ok || !capture {
 		r := <-done
 		return r.reply, r.busy, r.err
 	}
@@ -309,13 +309,6 @@ func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inje
 		if record {
 			if err := t.record(ctx); err != nil {
 				return err
-			}
-			if h.mayPrune(t.id) {
-				// The spool is empty (or unused): the ids of events applied
-				// long ago cannot be met again (internal/spool/README.md).
-				if err := tx.PruneApplied(ctx, spool.IDBefore(t.at.Add(-KeepApplied))); err != nil {
-					return err
-				}
 			}
 		}
 		if inject && !t.answerReads() {
@@ -362,49 +355,33 @@ func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inje
 // the database was too busy: j was spooled and there is no time left to
 // answer.
 func (h *Handler) record(ctx context.Context, db *store.DB, j job, work func(*store.DB) error) (joined, busy bool, err error) {
-	if h.Spool != nil {
-		// Looked at again, now that the database is held: an event spooled
-		// while this hook waited for it arrived first and must go first.
-		if n, _, _ := h.Spool.Len(); n > 0 {
-			release, ok := h.Spool.TryLock()
-			if !ok {
-				// The process applying the spool looks again before it
-				// lets go; if it has just let go, this one takes over.
-				err := h.spool(j, "another process is applying the spool")
-				if err == nil {
-					h.takeOver(ctx, db)
-				}
-				return true, false, err
+	// Looked at again, now that the database is held: an event spooled
+	// while this hook waited for it arrived first and must go first.
+	if n, _, _ := h.Spool.Len(); n > 0 {
+		until := time.Now().Add(h.DrainFor)
+		release, ok := h.Spool.TryLock()
+		if !ok {
+			// The process applying the spool looks again before it lets
+			// go; if it has just let go, this one takes over.
+			err := h.spool(j, "another process is applying the spool")
+			if err == nil {
+				h.Spool.TakeOver(ctx, db, until, h)
 			}
-			left, err := h.drainHeld(ctx, db, release)
-			if err != nil && !errors.Is(err, store.ErrBusy) {
-				h.logf("applying spooled events: %v", err)
-			}
-			if left > 0 {
-				return true, errors.Is(err, store.ErrBusy), h.spool(j, fmt.Sprintf("%d spooled events wait before it", left))
-			}
+			return true, false, err
+		}
+		left, err := h.Spool.DrainHeld(ctx, db, release, until, h)
+		if err != nil && !errors.Is(err, store.ErrBusy) {
+			h.logf("applying spooled events: %v", err)
+		}
+		if left > 0 {
+			return true, errors.Is(err, store.ErrBusy), h.spool(j, fmt.Sprintf("%d spooled events wait before it", left))
 		}
 	}
-	_, err = db.Apply(ctx, j.ID, work)
-	if h.Spool != nil && notNow(err) {
+	err = h.Spool.Apply(ctx, db, j.ID, j.At, work)
+	if spool.NotNow(err) {
 		return false, true, h.spoolFor(j, err)
 	}
 	return false, false, err
-}
-
-// mayPrune reports whether the event id may prune old applied ids: about
-// one event in sixteen (by the last digit of its random part) does, and
-// only when the spool holds nothing, since a record still waiting there
-// must keep its id to be known as applied.
-func (h *Handler) mayPrune(id string) bool {
-	if !strings.HasSuffix(id, "0") {
-		return false
-	}
-	if h.Spool == nil {
-		return true
-	}
-	n, _, err := h.Spool.Len()
-	return err == nil && n == 0
 }
 
 func (h *Handler) turn(db *store.DB, j job, capture, inject bool) *turn {

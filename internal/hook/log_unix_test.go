@@ -46,3 +46,26 @@ func TestLoggerDoesNotWriteThroughALink(t *testing.T) {
 		t.Errorf("written through the link: %q", b)
 	}
 }
+
+// The folders the hook log is created in are private to the user, as the
+// log is: it names sessions and what went wrong in them. The umask is
+// cleared so that only the mode asked for counts.
+func TestLoggerCreatesPrivateFolders(t *testing.T) {
+	old := syscall.Umask(0)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state", "mem", "hook.log")
+	(&Logger{Path: path}).Printf(Event{Agent: "claude-code"}, "a problem")
+	for _, p := range []string{filepath.Join(dir, "state"), filepath.Dir(path)} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := fi.Mode().Perm(); perm != 0o700 {
+			t.Errorf("%s: mode %#o, want 0700", p, perm)
+		}
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("hook.log: %v, %v; want mode 0600", fi, err)
+	}
+}

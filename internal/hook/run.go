@@ -162,7 +162,8 @@ func (l *Logger) Printf(ev Event, format string, args ...any) {
 	if l.Path == "" {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(l.Path), 0o755); err != nil {
+	// Private, as the log is: it names sessions and what went wrong in them.
+	if err := os.MkdirAll(filepath.Dir(l.Path), 0o700); err != nil {
 		return
 	}
 	// A FIFO or device named as the log must not block or swallow a hook.

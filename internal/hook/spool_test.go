@@ -111,7 +111,7 @@ func TestAnEventLeftInTheSpoolAfterItsCommitIsNotAppliedAgain(t *testing.T) {
 	for _, e := range entries {
 		saved[e.ID], _ = sp.Read(e)
 	}
-	if _, err := r.h.Drain(context.Background(), r.db, time.Now().Add(time.Second)); err != nil {
+	if _, err := r.h.Spool.Drain(context.Background(), r.db, time.Now().Add(time.Second), r.h); err != nil {
 		t.Fatal(err)
 	}
 	// A process killed between the commit and the removal leaves the file.
@@ -120,7 +120,7 @@ func TestAnEventLeftInTheSpoolAfterItsCommitIsNotAppliedAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if left, err := r.h.Drain(context.Background(), r.db, time.Now().Add(time.Second)); err != nil || left != 0 {
+	if left, err := r.h.Spool.Drain(context.Background(), r.db, time.Now().Add(time.Second), r.h); err != nil || left != 0 {
 		t.Fatalf("second drain: %d left, %v", left, err)
 	}
 	if got := r.prompts(t, "s"); !reflect.DeepEqual(got, []string{"one", "two"}) {
@@ -221,7 +221,7 @@ func TestASpooledEventThatFailsKeepsNothing(t *testing.T) {
 	r.run(t, "claude", prompt("s", "two"))
 	release()
 	r.mem.summarize = func(context.Context, *store.DB, string, time.Time) error { return errors.New("no summary") }
-	if left, err := r.h.Drain(context.Background(), r.db, time.Now().Add(time.Second)); err != nil || left != 0 {
+	if left, err := r.h.Spool.Drain(context.Background(), r.db, time.Now().Add(time.Second), r.h); err != nil || left != 0 {
 		t.Fatalf("drain: %d left, %v", left, err)
 	}
 	if got := r.prompts(t, "s"); !reflect.DeepEqual(got, []string{"one", "two"}) {

@@ -188,14 +188,14 @@ func (d Dir) Read(e Entry) ([]byte, error) {
 	return fsafe.ReadFile(e.path, MaxRecord)
 }
 
-// Remove deletes an applied record; one already gone is no error.
-func (d Dir) Remove(e Entry) error {
+// remove deletes an applied record; one already gone is no error.
+func (d Dir) remove(e Entry) error {
 	return fsafe.Remove(e.path)
 }
 
-// SetAside renames a record that cannot be applied out of the queue, so it
+// putAside renames a record that cannot be applied out of the queue, so it
 // no longer holds up the records behind it.
-func (d Dir) SetAside(e Entry) error {
+func (d Dir) putAside(e Entry) error {
 	return os.Rename(e.path, strings.TrimSuffix(e.path, ext)+setAside)
 }
 
@@ -204,18 +204,18 @@ func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ext+".")
 }
 
-// purgeWait bounds how long Purge waits for a record being written to get
+// purgeWait bounds how long shred waits for a record being written to get
 // its content: Put writes it in one write right after creating the file.
 const purgeWait = time.Second
 
-// Purge overwrites and deletes every record, waiting, set aside or being
+// shred overwrites and deletes every record, waiting, set aside or being
 // written, whose content match accepts (fsafe.Shred), and returns how many
 // went. The caller holds the drain lock, so that no process applies or sets
 // aside a record while it goes. A record being written whose file is still
 // empty is waited for (purgeWait); one that matches is shredded before Put
 // renames it, and that Put fails. A record that cannot be read is left, and
 // said.
-func (d Dir) Purge(match func(data []byte) bool) (int, error) {
+func (d Dir) shred(match func(data []byte) bool) (int, error) {
 	var (
 		gone     int
 		errs     []error
@@ -240,7 +240,7 @@ func (d Dir) Purge(match func(data []byte) bool) (int, error) {
 	}
 }
 
-// purge is one pass of Purge over one folder: it returns how many records
+// purge is one pass of shred over one folder: it returns how many records
 // went, and whether one being written must be looked at again.
 func (d Dir) purge(match func(data []byte) bool) (gone int, pending bool, _ error) {
 	names, err := d.names()
@@ -287,4 +287,31 @@ func (d Dir) purge(match func(data []byte) bool) (gone int, pending bool, _ erro
 		}
 	}
 	return gone, pending, errors.Join(errs...)
+}
+
+// Waiting lists the records not applied yet, in arrival order: those in
+// the queue and those held by processes applying them now (or that ended
+// without it). Unlike List it changes nothing in the folder: it is what a
+// command that only reads shows as pending.
+func (d Dir) Waiting() ([]Entry, error) {
+	seen := map[string]bool{}
+	var out []Entry
+	// Held records first: one queued between the two readings is then met
+	// in both, never in neither.
+	for _, dir := range []Dir{d.live(), d} {
+		names, err := dir.names()
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			id := strings.TrimSuffix(n, ext)
+			if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ext) || seen[id] {
+				continue
+			}
+			seen[id] = true
+			out = append(out, Entry{ID: id, path: filepath.Join(dir.path, n)})
+		}
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
 }

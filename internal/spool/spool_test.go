@@ -46,13 +46,13 @@ func TestRecordsComeBackInArrivalOrder(t *testing.T) {
 	if !slices.Equal(ids, want) {
 		t.Fatalf("order %v, want %v", ids, want)
 	}
-	if err := d.SetAside(got[0]); err != nil {
+	if err := d.putAside(got[0]); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Remove(got[1]); err != nil {
+	if err := d.remove(got[1]); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Remove(got[1]); err != nil {
+	if err := d.remove(got[1]); err != nil {
 		t.Fatalf("removing twice: %v", err)
 	}
 	if waiting, failed, err := d.Len(); waiting != 2 || failed != 1 || err != nil {
@@ -106,18 +106,18 @@ func TestPurgeRemovesMatchingRecordsWaitingOrSetAside(t *testing.T) {
 		return Entry{ID: id, path: filepath.Join(d.Path(), id+ext)}
 	}
 	put("forget me: waiting")
-	if err := d.SetAside(put("forget me: set aside")); err != nil {
+	if err := d.putAside(put("forget me: set aside")); err != nil {
 		t.Fatal(err)
 	}
 	put("keep me: waiting")
-	if err := d.SetAside(put("keep me: set aside")); err != nil {
+	if err := d.putAside(put("keep me: set aside")); err != nil {
 		t.Fatal(err)
 	}
 	temp := filepath.Join(d.Path(), "."+NewID(at)+".json.123")
 	if err := os.WriteFile(temp, []byte("forget me: a write under way"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n, err := d.Purge(func(b []byte) bool { return strings.HasPrefix(string(b), "forget me") })
+	n, err := d.shred(func(b []byte) bool { return strings.HasPrefix(string(b), "forget me") })
 	if err != nil || n != 3 {
 		t.Fatalf("Purge: %d, %v; want 3", n, err)
 	}
@@ -161,7 +161,7 @@ func TestPurgeWaitsForARecordBeingWritten(t *testing.T) {
 		}
 		done <- err
 	}()
-	n, err := d.Purge(func(b []byte) bool { return string(b) == "forget me" })
+	n, err := d.shred(func(b []byte) bool { return string(b) == "forget me" })
 	putErr := <-done
 	if err != nil || n != 1 {
 		t.Fatalf("Purge: %d, %v; want 1 (the Put: %v)", n, err, putErr)
@@ -314,5 +314,56 @@ func TestSpoolOfADatabaseNotYetCreated(t *testing.T) {
 	}
 	if fi, err := os.Stat(data); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("the data folder: %v %v, want 0700", fi.Mode().Perm(), err)
+	}
+}
+
+// Waiting lists what is not applied yet, held records too, in arrival
+// order, and moves no file: what a command that only reads shows.
+func TestWaitingListsHeldAndQueuedRecordsAndMovesNothing(t *testing.T) {
+	d := Beside(filepath.Join(t.TempDir(), "mem.db"))
+	base := time.Unix(1_700_000_000, 0)
+	first, second, third := NewID(base), NewID(base.Add(time.Second)), NewID(base.Add(2*time.Second))
+	h, err := d.Hold(second, []byte("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Done()
+	for _, id := range []string{third, first} {
+		if err := d.Put(id, []byte(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := d.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.putAside(set[1]); err != nil { // third: set aside, no longer waiting
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d.Path(), "."+NewID(base)+".json.123"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := func() []string {
+		var all []string
+		filepath.WalkDir(d.Path(), func(p string, _ os.DirEntry, _ error) error { all = append(all, p); return nil })
+		return all
+	}
+	before := files()
+	got, err := d.Waiting()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range got {
+		ids = append(ids, e.ID)
+	}
+	if want := []string{first, second}; !slices.Equal(ids, want) {
+		t.Errorf("waiting %v, want %v", ids, want)
+	}
+	if b, err := d.Read(got[1]); err != nil || string(b) != "two" {
+		t.Errorf("the held record reads %q, %v", b, err)
+	}
+	if after := files(); !slices.Equal(before, after) {
+		t.Errorf("files changed: %v, then %v", before, after)
 	}
 }
