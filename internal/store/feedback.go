@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -20,12 +21,21 @@ func (db *DB) AddInjections(ctx context.Context, list []memory.Injection) error 
 	if len(list) == 0 {
 		return nil
 	}
+	// One statement per batch: a start block gives a few dozen entries.
+	const batch = 100
 	err := db.tx(ctx, func(t *sqlx.Tx) error {
-		for _, in := range list {
-			if _, err := t.ExecContext(ctx, `INSERT INTO injections (project, session_id, channel, ref, tokens, at)
-				VALUES (?, ?, ?, ?, ?, ?)`, in.Project, in.SessionID, in.Channel, in.Ref, in.Tokens, toMillis(in.At)); err != nil {
+		for len(list) > 0 {
+			n := min(batch, len(list))
+			q := `INSERT INTO injections (project, session_id, channel, ref, tokens, at) VALUES ` +
+				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?), ", n), ", ")
+			args := make([]any, 0, 6*n)
+			for _, in := range list[:n] {
+				args = append(args, in.Project, in.SessionID, in.Channel, in.Ref, in.Tokens, toMillis(in.At))
+			}
+			if _, err := t.ExecContext(ctx, q, args...); err != nil {
 				return err
 			}
+			list = list[n:]
 		}
 		return nil
 	})

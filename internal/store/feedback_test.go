@@ -65,9 +65,18 @@ func TestFeedback(t *testing.T) {
 	if all.Total.Injected != 5 || all.Total.Tokens != 175 || len(all.Channels) != 2 {
 		t.Errorf("every project: %+v, want 5 injected, 175 tokens, 2 channels", all)
 	}
+	// More entries than one statement takes.
+	var many []memory.Injection
+	for i := range 250 {
+		many = append(many, in("r", memory.ChannelFile, memory.ObservationRef(int64(i+1)), 1, t0))
+	}
+	must(db.AddInjections(ctx, many))
+	if fb, err := db.Feedback(ctx, "r", t0); err != nil || fb.Total.Injected != 250 || fb.Total.Tokens != 250 {
+		t.Errorf("250 injections: %+v, %v", fb.Total, err)
+	}
 	per, err := db.FeedbackPerProject(ctx, t0.Add(-time.Hour))
 	must(err)
-	if len(per) != 2 || per[0].Project != "p" || per[1].Project != "q" || per[1].Total.Used != 0 || per[0].Total != want {
+	if len(per) != 3 || per[0].Project != "p" || per[1].Project != "q" || per[1].Total.Used != 0 || per[0].Total != want {
 		t.Errorf("per project: %+v", per)
 	}
 }
