@@ -132,8 +132,13 @@ func setsSessionID(line []byte) bool {
 
 // historyAcknowledged reports whether a transcript line sets the messages
 // to a history whose first few messages hold the model's acknowledgement
-// of a summary.
+// of a summary, and in which no message kept holds a block of mem's (the
+// one the session started with, on a prompt the compression kept): the
+// model has it still, and a second would be the same memory twice.
 func historyAcknowledged(line []byte) bool {
+	if bytes.Contains(line, []byte("memory_context project=")) {
+		return false
+	}
 	var rec struct {
 		Set struct {
 			Messages []struct {
