@@ -45,8 +45,9 @@ func fetchedRefs(cmd, output string) []string {
 	return refs
 }
 
-// indexRef is the ref an index line of mem search or mem timeline starts with.
-var indexRef = lazy.NewRegexp(`(?m)^[ \t>]*(#\d+|S\d+)\s`)
+// indexRef is the ref an index line of mem search or mem timeline starts
+// with (Gemini CLI puts "Output: " before a command's first line).
+var indexRef = lazy.NewRegexp(`(?m)^(?:Output:)?[ \t>]*(#\d+|S\d+)\s`)
 
 // memCall reads a simple command's words as a call of mem: its subcommand
 // (after the global flags) and the arguments after it, flags left out;

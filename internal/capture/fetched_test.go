@@ -15,6 +15,7 @@ func TestFetchedRefs(t *testing.T) {
 		{"env and chain", "cd /repo && MEM_PROJECT=p mem get 3; echo done", "", []string{"#3"}},
 		{"search lists refs at line starts", "mem search refund", "#2 problem 2026-11-25 got #9 retries\nS3 summary 2026-11-24 x\n", []string{"#2", "S3"}},
 		{"timeline", "mem timeline --around 2", "  #1 change a\n> #2 problem b\n  P1 prompt c", []string{"#1", "#2"}},
+		{"gemini's shell output", "mem search cart", "<untrusted_context>\nOutput: #5 decision 2026-11-25 Cart totals\n#6 note x\n</untrusted_context>", []string{"#5", "#6"}},
 		{"not mem", "git log -3", "#1 a\n", nil},
 		{"memory is not mem", "memo get 1", "", nil},
 		{"other subcommand", "mem stats", "#1 x\n", nil},
