@@ -19,11 +19,11 @@ import (
 const markCompressCheck = "compress-check:"
 
 // noteCompaction notes, at a pre-compact event that may or may not compact,
-// where the transcript ends now.
+// where the transcript ends now. With no transcript to read there is
+// nothing to note: no compaction will be seen, and no block given.
 func (t *turn) noteCompaction(ctx context.Context) error {
 	f, err := fsafe.Open(t.ev.Transcript)
 	if err != nil {
-		t.h.logf("reading the transcript: %v", err)
 		return nil
 	}
 	fi, err := f.Stat()
