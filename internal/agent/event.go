@@ -68,6 +68,10 @@ type Event struct {
 	// CompactionAtPrompt marks it; otherwise nothing is given.
 	CompactionUnsure  bool `json:",omitempty"`
 	CompactionSettled bool `json:",omitempty"`
+	// TranscriptSize is the size of Transcript when a CompactionUnsure
+	// event arrived (read by the hook before it records or spools the
+	// event); -1 when it could not be read.
+	TranscriptSize int64 `json:",omitempty"`
 	// CompactionAtPrompt is set by the adapter of an agent that takes no
 	// context when it compacts: the compaction block waits, marked on the
 	// session, for the next prompt. A pre-compact event that sets it marks

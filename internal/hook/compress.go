@@ -18,20 +18,30 @@ import (
 // (agent.Event.CompactionUnsure).
 const markCompressCheck = "compress-check:"
 
-// noteCompaction notes, at a pre-compact event that may or may not compact,
-// where the transcript ends now. With no transcript to read there is
-// nothing to note: no compaction will be seen, and no block given.
-func (t *turn) noteCompaction(ctx context.Context) error {
-	f, err := fsafe.Open(t.ev.Transcript)
+// transcriptSize is the size of the transcript at path, -1 when it cannot
+// be read.
+func transcriptSize(path string) int64 {
+	f, err := fsafe.Open(path)
 	if err != nil {
-		return nil
+		return -1
 	}
+	defer f.Close()
 	fi, err := f.Stat()
-	f.Close()
 	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
+
+// noteCompaction notes, at a pre-compact event that may or may not compact,
+// where the transcript ended when the event arrived. With no transcript to
+// read there is nothing to note: no compaction will be seen, and no block
+// given.
+func (t *turn) noteCompaction(ctx context.Context) error {
+	if t.ev.TranscriptSize < 0 {
 		return nil
 	}
-	_, err = t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompressCheck+strconv.FormatInt(fi.Size(), 10), t.at)
+	_, err := t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompressCheck+strconv.FormatInt(t.ev.TranscriptSize, 10), t.at)
 	return err
 }
 

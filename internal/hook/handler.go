@@ -158,6 +158,11 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	// A prompt is filtered once, before it is spooled, recorded or handed
 	// to the context sources.
 	ev.Prompt = privacy.Filter(ev.Prompt)
+	// Where the transcript ends is read on arrival: a spooled event is
+	// applied later, when the agent may have written more.
+	if ev.CompactionUnsure {
+		ev.TranscriptSize = transcriptSize(ev.Transcript)
+	}
 	dir := ev.ProjectDir
 	if dir == "" {
 		dir = ev.Cwd
