@@ -40,7 +40,7 @@ func main() {
 	flag.StringVar(&opt.Fixtures, "fixtures", "", "save the hook events each CLI sent into this folder")
 	flag.DurationVar(&opt.Timeout, "timeout", 3*time.Minute, "time one CLI run may take")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: mem-e2e -mem PATH -npm-bin DIR [flags] claude|codex|gemini|opencode|copilot|all ...")
+		fmt.Fprintln(os.Stderr, "usage: mem-e2e -mem PATH -npm-bin DIR [flags] claude|codex|gemini|opencode|copilot|across|all ...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -54,9 +54,13 @@ func main() {
 			agents = append(agents, e2e.Agents...)
 			continue
 		}
+		if name == "across" {
+			opt.Across = true
+			continue
+		}
 		a := e2e.AgentByName(name)
 		if a == nil {
-			fmt.Fprintf(os.Stderr, "mem-e2e: agent %q: want claude, codex, gemini, opencode, copilot or all\n", name)
+			fmt.Fprintf(os.Stderr, "mem-e2e: agent %q: want claude, codex, gemini, opencode, copilot, across or all\n", name)
 			os.Exit(2)
 		}
 		agents = append(agents, a)

@@ -27,6 +27,7 @@ import (
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/switches"
 	"github.com/memhq/mem/internal/text"
 )
 
@@ -134,8 +135,7 @@ func Locate(env Env, kinds []string, project, root string) []File {
 				parse: func(d []byte) []Entry { return parseCodex(string(d), root) }})
 		case memory.SourceRepository:
 			if root != "" {
-				out = append(out, File{Kind: k, Path: filepath.Join(root, interchange.RepoFile), Project: project,
-					parse: parseRepository})
+				out = append(out, File{Kind: k, Path: RepoPath(root), Project: project, parse: parseRepository})
 			}
 		case memory.SourceGemini:
 			base := filepath.Join(env.Home, ".gemini")
@@ -149,6 +149,16 @@ func Locate(env Env, kinds []string, project, root string) []File {
 		}
 	}
 	return out
+}
+
+// RepoPath is the repository's memory file of the work tree at root: the
+// path the team recorded in its .mem (mem share --git PATH), else
+// interchange.RepoFile at the root.
+func RepoPath(root string) string {
+	if f, err := switches.ReadFile(root); err == nil && f.Share != "" {
+		return filepath.Join(root, filepath.FromSlash(f.Share))
+	}
+	return filepath.Join(root, interchange.RepoFile)
 }
 
 // Report says what a refresh did.
@@ -367,7 +377,7 @@ func Assign(kind, path, project string, old []memory.SourceEntry, entries []Entr
 		}
 		title := text.Cut(privacy.Filter(strings.TrimSpace(e.Title)), 200)
 		if title == "" {
-			title = text.Cut(privacy.Filter(firstLine(e.Text)), 200)
+			title = text.Cut(privacy.Filter(text.FirstLine(e.Text)), 200)
 		}
 		o := memory.Observation{Type: e.Type, Title: title, Narrative: privacy.Filter(e.Text),
 			ToolName: "memory:" + kind, Concepts: []string{kind + "-memory"}, CreatedAt: at,

@@ -8,6 +8,7 @@ import (
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Entry is one memory of an agent's file, before it becomes an observation.
@@ -87,15 +88,9 @@ func parseBullets(md, only string) []Entry {
 	}
 	flush()
 	for i := range out {
-		out[i].Title = firstLine(out[i].Text)
+		out[i].Title = text.FirstLine(out[i].Text)
 	}
 	return out
-}
-
-// firstLine is the first line of s.
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
 }
 
 // frontmatter splits a "---" header of key: value lines from the body.
@@ -167,7 +162,7 @@ func parseClaude(name, md string) []Entry {
 	case fields["name"] != "":
 		e.Title = fields["name"]
 	default:
-		e.Title = strings.TrimLeft(firstLine(body), "# ")
+		e.Title = strings.TrimLeft(text.FirstLine(body), "# ")
 	}
 	if e.Text == "" {
 		e.Text = e.Title
@@ -208,7 +203,7 @@ func parseCodex(md, root string) []Entry {
 		}
 		title := desc
 		if title == "" {
-			title = strings.TrimPrefix(firstLine(body), "- ")
+			title = strings.TrimPrefix(text.FirstLine(body), "- ")
 		}
 		out = append(out, Entry{Section: "codex", Title: title, Text: strings.TrimSpace(desc + "\n\n" + body), Type: memory.TypePattern})
 	}

@@ -3,7 +3,9 @@
 // passing check after a failure a success, and reads only add to the files a
 // session has read. Every text taken from a tool call passes the privacy
 // filter before anything else looks at it, and the same call always gives the
-// same observation, so repeated events deduplicate in the store.
+// same observation, so repeated events deduplicate in the store. A prompt in
+// which the user states a preference for every project becomes one for the
+// personal tier (Preference).
 package capture
 
 import (

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memhq/mem/internal/hook"
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/spool"
 	"github.com/memhq/mem/internal/store"
 )
@@ -60,11 +61,14 @@ func runForget(ctx context.Context, app *App, o forgetOptions) error {
 	if modes != 1 {
 		return Invalid("forget", "exactly one of: ids, --session S, --whole-project", "")
 	}
-	var refs []recordRef
+	var refs []memory.Ref
 	for _, a := range o.IDs {
 		r, err := parseRef(a)
 		if err != nil {
 			return err
+		}
+		if r.Prompt {
+			return Invalid("id", "an observation (123) or summary (S12) id: a prompt is forgotten with its session (--session)", a)
 		}
 		refs = append(refs, r)
 	}
@@ -152,7 +156,7 @@ func forgetWithSpool(ctx context.Context, db *store.DB, session, project string)
 	return total, err
 }
 
-func checkRefs(ctx context.Context, db *store.DB, refs []recordRef) error {
+func checkRefs(ctx context.Context, db *store.DB, refs []memory.Ref) error {
 	var obs []int64
 	for _, r := range refs {
 		if r.Summary {

@@ -46,7 +46,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 	if len(args) > maxGetIDs {
 		return Invalid("id", fmt.Sprintf("at most %d ids per call", maxGetIDs), fmt.Sprintf("%d ids", len(args)))
 	}
-	refs := make([]recordRef, 0, len(args))
+	refs := make([]memory.Ref, 0, len(args))
 	var obsIDs []int64
 	for _, a := range args {
 		r, err := parseRef(a)
@@ -94,7 +94,7 @@ func runGet(ctx context.Context, app *App, args []string) error {
 
 // loadRecords reads what get prints, with each observation's citations
 // checked and its correction chain, from rx (one snapshot).
-func loadRecords(ctx context.Context, rx *store.DB, refs []recordRef, obsIDs []int64) ([]getResult, error) {
+func loadRecords(ctx context.Context, rx *store.DB, refs []memory.Ref, obsIDs []int64) ([]getResult, error) {
 	obs, err := rx.Observations(ctx, obsIDs)
 	if err != nil {
 		return nil, err

@@ -8,10 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/search"
-	"github.com/memhq/mem/internal/store"
 )
 
 // searchOptions are the flags of mem search.
@@ -123,16 +122,7 @@ func runSearch(ctx context.Context, app *App, text string, o searchOptions) erro
 	if err != nil {
 		return err
 	}
-	var hits []search.Hit
-	err = db.Read(ctx, func(rx *store.DB) error {
-		var err error
-		if hits, err = search.Search(ctx, rx, q); err != nil {
-			return err
-		}
-		st, err := (&cite.Checker{Store: rx}).Check(ctx, search.ObservationIDs(hits))
-		search.Mark(hits, st)
-		return err
-	})
+	hits, _, err := remember.Search(ctx, db, q) // a command a person runs keeps nothing
 	if err != nil {
 		return err
 	}

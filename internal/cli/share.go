@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +16,7 @@ import (
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/switches"
 )
 
 func newShareCmd(app *App, unshare bool) *cobra.Command {
@@ -47,7 +47,8 @@ machine. Unsharing stops both ways; sharing again pushes and pulls the project w
 		cmd.Long += `
 
 --git writes the project's durable memory to a file in its repository instead (PATH, default
-` + interchange.RepoFile + ` at the root: the file every member's mem reads at session start): its
+` + interchange.RepoFile + ` at the root; a PATH of your own is recorded as "share = PATH" in the
+project's .mem, which you commit along: every member's mem reads that file at session start): its
 decisions, warnings, patterns and open problems, one JSON object a line, oldest first. Never prompts,
 never text the instruction check flagged or that came from outside the project, never what an
 agent's own memory holds (private to you), and what was forgotten here becomes a tombstone line
@@ -76,14 +77,26 @@ func runShareGit(ctx context.Context, app *App, args []string) error {
 	if _, err := os.Stat(filepath.Join(id.Root, ".git")); err != nil {
 		return Invalid("--git", "a project in a git work tree", id.Root)
 	}
+	// The team's choice of file is recorded in .mem.
+	dot, err := switches.ReadFile(id.Root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return UsageErr(err)
+	}
 	path := interchange.RepoFile
+	if dot.Share != "" {
+		path = filepath.FromSlash(dot.Share)
+	}
 	if len(args) == 1 {
 		path = args[0]
 	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(id.Root, path)
 	}
-	if rel, err := filepath.Rel(id.Root, path); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+	rel, err := filepath.Rel(id.Root, path)
+	if err == nil {
+		rel, err = switches.SharePath(rel)
+	}
+	if err != nil {
 		return Invalid("PATH", "a file inside the project's work tree", path)
 	}
 	if _, err := fsafe.CheckTarget(path); err != nil {
@@ -143,11 +156,33 @@ func runShareGit(ctx context.Context, app *App, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if err := fsafe.Write(path, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	// Every member's mem reads the path .mem records: a path of the team's
+	// own goes there, the default leaves no line.
+	if rel == interchange.RepoFile {
+		rel = ""
+	}
+	memFile := ""
+	if rel != dot.Share {
+		if memFile, err = switches.WriteShare(id.Root, rel); err != nil {
+			return err
+		}
+	}
 	if app.JSON {
-		return PrintJSON(app.Out, map[string]any{"project": id.Key, "file": path, "records": kept, "forgotten": tombs})
+		return PrintJSON(app.Out, map[string]any{"project": id.Key, "file": path, "records": kept, "forgotten": tombs, "recorded_in": memFile})
+	}
+	switch {
+	case memFile != "" && rel != "":
+		fmt.Fprintf(app.Text(), "wrote %d records and %d forgotten to %s, and its path to %s: commit both to share them\n", kept, tombs, path, memFile)
+		return nil
+	case memFile != "":
+		fmt.Fprintf(app.Text(), "wrote %d records and %d forgotten to %s, and took the share line out of %s: commit both to share them\n", kept, tombs, path, memFile)
+		return nil
 	}
 	fmt.Fprintf(app.Text(), "wrote %d records and %d forgotten to %s: commit it to share them\n", kept, tombs, path)
 	return nil

@@ -39,22 +39,7 @@ func TestTransactionsPerCall(t *testing.T) {
 	if code, _, stderr := run(t, env, "init"); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
-	c := &txCounter{}
-	call := func(stdin string, args ...string) (txCount, string) {
-		t.Helper()
-		var out, errb bytes.Buffer
-		app := NewApp(strings.NewReader(stdin), &out, &errb)
-		app.Getenv = func(k string) string { return env[k] }
-		app.connector = c.wrap
-		c.reset()
-		if code := Main(context.Background(), app, args); code != 0 {
-			t.Fatalf("mem %v: exit %d: %s", args, code, errb.String())
-		}
-		if s := errb.String(); s != "" {
-			t.Logf("mem %v: stderr %s", args, s)
-		}
-		return c.take(), out.String()
-	}
+	call := countedCalls(t, env, nil)
 	for pass := 1; pass <= 2; pass++ {
 		for _, a := range agents {
 			if !a.IsDir() {
@@ -192,6 +177,30 @@ func eventFiles(t *testing.T, dir string) []string {
 	}
 	slices.SortStableFunc(files, func(a, b string) int { return rank(a) - rank(b) })
 	return files
+}
+
+// countedCalls returns a function that runs mem with env (and getwd, when
+// not nil) and counts the transactions of each call.
+func countedCalls(t *testing.T, env map[string]string, getwd func() (string, error)) func(stdin string, args ...string) (txCount, string) {
+	c := &txCounter{}
+	return func(stdin string, args ...string) (txCount, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		app := NewApp(strings.NewReader(stdin), &out, &errb)
+		app.Getenv = func(k string) string { return env[k] }
+		if getwd != nil {
+			app.Getwd = getwd
+		}
+		app.connector = c.wrap
+		c.reset()
+		if code := Main(context.Background(), app, args); code != 0 {
+			t.Fatalf("mem %v: exit %d: %s", args, code, errb.String())
+		}
+		if s := errb.String(); s != "" {
+			t.Logf("mem %v: stderr %s", args, s)
+		}
+		return c.take(), out.String()
+	}
 }
 
 // txCount is what one call did to the database.

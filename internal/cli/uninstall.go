@@ -136,104 +136,121 @@ func unwireAgent(app *App, agent string, o installOptions, bin string) (w wired,
 		w.failed, w.Error = err, oneLine(err.Error())
 		return w, true
 	}
-	path, root, before, err := installTarget(app, agent, o.Scope, install.Path)
+	rs, hooks, root, err := stripEntries(app, agent, o.Scope, bin)
 	if err != nil {
 		return fail(err)
 	}
-	mpath, _, mbefore, err := installTarget(app, agent, o.Scope, install.MCPPath)
-	if err != nil {
+	if rs, err = stripTrust(app, agent, o.Scope, bin, hooks, rs); err != nil {
 		return fail(err)
 	}
-	he, me := hookEdits(agent, path, bin), mcpEdits(agent, mpath, bin)
-	hooks, err := he.strip(before)
-	if err != nil {
-		return fail(UsageErr(err))
-	}
-	var plans []install.Plan
-	var whats []string
-	var cleans []func([]byte) bool
-	if mpath == path {
-		// One file (Gemini): both taken out at once, one write.
-		mcp, err := me.strip(hooks.After)
-		if err != nil {
-			return fail(UsageErr(err))
-		}
-		mcp = mcp.Over(before)
-		both := fileEdits{
-			add: func(b []byte) (install.Plan, error) {
-				p, err := he.add(b)
-				if err != nil {
-					return p, err
-				}
-				return me.add(p.After)
-			},
-			strip: func(b []byte) (install.Plan, error) {
-				p, err := he.strip(b)
-				if err != nil {
-					return p, err
-				}
-				q, err := me.strip(p.After)
-				return q.Over(b), err
-			},
-		}
-		plans = append(plans, restoring(mcp, root, both))
-		whats = append(whats, "hooks and MCP server")
-		cleans = append(cleans, holdsNone(he, me))
-	} else {
-		mcp, err := me.strip(mbefore)
-		if err != nil {
-			return fail(UsageErr(err))
-		}
-		plans = append(plans, restoring(hooks, root, he), restoring(mcp, root, me))
-		whats = append(whats, "hooks", "MCP server")
-		cleans = append(cleans, holdsNone(he), holdsNone(me))
-	}
-	// The trust recorded for the hooks (Codex) comes out with them; its
-	// file may be the MCP file, as it is read after that plan.
-	trust, err := trustPlan(app, installOptions{Agent: agent, Scope: o.Scope}, hooks, bin, true,
-		func(p string) ([]byte, error) {
-			for _, pl := range plans {
-				if pl.Path == p {
-					return pl.After, nil
-				}
-			}
-			return readFile(p)
-		})
-	if err != nil {
-		return fail(err)
-	}
-	if trust != nil {
-		for i := range plans {
-			if plans[i].Path == trust.Path {
-				// The same file: the trust comes out in the same write.
-				plans[i], whats[i] = trust.Over(plans[i].Before), whats[i]+" and hook trust"
-				trust = nil
-				break
-			}
-		}
-	}
-	if trust != nil {
-		plans = append(plans, *trust)
-		whats = append(whats, "hook trust")
-		cleans = append(cleans, holdsNone(mcpEdits(agent, trust.Path, bin)))
-	}
-	for i, p := range plans {
-		if p.Changed {
-			ok = true
-		}
-		w.Files = append(w.Files, wiredFile{What: whats[i], Path: p.Path, Changed: p.Changed})
+	for _, r := range rs {
+		ok = ok || r.plan.Changed
+		w.Files = append(w.Files, wiredFile{What: r.what, Path: r.plan.Path, Changed: r.plan.Changed})
 	}
 	if !ok {
 		return w, false
 	}
-	for i, p := range plans {
-		removed, err := applyRemoval(p, root, o.DryRun, cleans[i])
+	for i, r := range rs {
+		removed, err := applyRemoval(r.plan, root, o.DryRun, r.clean)
 		if err != nil {
 			return fail(err)
 		}
 		w.Files[i].Backup = removed
 	}
 	return w, true
+}
+
+// removal is one file uninstall changes: the plan that writes it, what it
+// takes out, and whether a content holds none of mem's entries (then
+// install's backup goes too: applyRemoval).
+type removal struct {
+	plan  install.Plan
+	what  string
+	clean func([]byte) bool
+}
+
+// stripEntries plans taking mem's hooks and MCP server out of an agent's
+// files, each plan writing the backup back when that is all that is left
+// (restoring): one plan when both are in one file (Gemini), one each
+// otherwise. hooks is the plan of the hooks alone, which the hook trust is
+// read against; root is the root the files are written under.
+func stripEntries(app *App, agent, scope, bin string) (rs []removal, hooks install.Plan, root string, err error) {
+	path, root, before, err := installTarget(app, agent, scope, install.Path)
+	if err != nil {
+		return nil, hooks, "", err
+	}
+	mpath, _, mbefore, err := installTarget(app, agent, scope, install.MCPPath)
+	if err != nil {
+		return nil, hooks, "", err
+	}
+	he, me := hookEdits(agent, path, bin), mcpEdits(agent, mpath, bin)
+	if hooks, err = he.strip(before); err != nil {
+		return nil, hooks, "", UsageErr(err)
+	}
+	if mpath == path {
+		// One file: both taken out at once, one write.
+		both := bothEdits(he, me)
+		p, err := both.strip(before)
+		if err != nil {
+			return nil, hooks, "", UsageErr(err)
+		}
+		return []removal{{restoring(p, root, both), "hooks and MCP server", holdsNone(he, me)}}, hooks, root, nil
+	}
+	mcp, err := me.strip(mbefore)
+	if err != nil {
+		return nil, hooks, "", UsageErr(err)
+	}
+	return []removal{
+		{restoring(hooks, root, he), "hooks", holdsNone(he)},
+		{restoring(mcp, root, me), "MCP server", holdsNone(me)},
+	}, hooks, root, nil
+}
+
+// bothEdits edits one file that holds an agent's hooks and MCP server:
+// first a's entries, then b's, as one plan over the file.
+func bothEdits(a, b fileEdits) fileEdits {
+	return fileEdits{
+		add: func(c []byte) (install.Plan, error) {
+			p, err := a.add(c)
+			if err != nil {
+				return p, err
+			}
+			return b.add(p.After)
+		},
+		strip: func(c []byte) (install.Plan, error) {
+			p, err := a.strip(c)
+			if err != nil {
+				return p, err
+			}
+			q, err := b.strip(p.After)
+			return q.Over(c), err
+		},
+	}
+}
+
+// stripTrust adds to rs the removal of the trust recorded for the hooks
+// (Codex), read from its file as rs leaves it: in the same write when that
+// file is one of rs's (the MCP file), else as a removal of its own.
+func stripTrust(app *App, agent, scope, bin string, hooks install.Plan, rs []removal) ([]removal, error) {
+	trust, err := trustPlan(app, installOptions{Agent: agent, Scope: scope}, hooks, bin, true,
+		func(p string) ([]byte, error) {
+			for _, r := range rs {
+				if r.plan.Path == p {
+					return r.plan.After, nil
+				}
+			}
+			return readFile(p)
+		})
+	if err != nil || trust == nil {
+		return rs, err
+	}
+	for i := range rs {
+		if rs[i].plan.Path == trust.Path {
+			rs[i].plan, rs[i].what = trust.Over(rs[i].plan.Before), rs[i].what+" and hook trust"
+			return rs, nil
+		}
+	}
+	return append(rs, removal{*trust, "hook trust", holdsNone(mcpEdits(agent, trust.Path, bin))}), nil
 }
 
 func printUnwired(app *App, ws []wired, dryRun bool) {

@@ -131,6 +131,11 @@ var geminiAgent = &Agent{
 			return Call{Name: "run_shell_command", Args: map[string]any{"command": a["command"], "description": "run a check"}}
 		case "mcp_search":
 			return Call{Name: mcpTool(tools, "search"), Args: map[string]any{"query": a["query"]}}
+		case "remember":
+			// This release has no save_memory tool: its system prompt tells
+			// the model to write a fact into the private project memory file
+			// it names, with write_file or replace.
+			return Call{Name: "write_file", Args: map[string]any{"file_path": geminiMemoryPath(s.Seen), "content": a["content"]}}
 		}
 		panic("unknown step " + s.Tool)
 	},
@@ -139,6 +144,18 @@ var geminiAgent = &Agent{
 
 const geminiSettings = "{\n  \"general\": { \"enableAutoUpdate\": false },\n" +
 	"  \"privacy\": { \"usageStatisticsEnabled\": false },\n  \"security\": {\n    \"auth\": { \"selectedType\": \"gemini-api-key\" },\n    \"folderTrust\": { \"enabled\": false }\n  }\n}\n"
+
+// geminiMemoryPath returns the private project memory file a Gemini CLI
+// request's system prompt names ("**Private Project Memory** (`PATH`)"),
+// or "".
+func geminiMemoryPath(texts string) string {
+	_, rest, ok := strings.Cut(texts, "Private Project Memory** (`")
+	if !ok {
+		return ""
+	}
+	path, _, _ := strings.Cut(rest, "`")
+	return path
+}
 
 // pick returns the first of names the request offers (the first when none is).
 func pick(tools []string, names ...string) string {

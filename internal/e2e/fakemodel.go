@@ -17,9 +17,13 @@ import (
 
 // Step is one answer of the scripted model: a tool call or a text reply.
 type Step struct {
-	Tool string            // abstract tool: read, grep, edit, shell, mcp_search; "" for text
+	Tool string            // abstract tool: read, grep, edit, shell, mcp_search, remember; "" for text
 	Args map[string]string // abstract arguments (file, pattern, old, new, command, query)
 	Text string
+	// Seen is every string of the request the step answers (set by the
+	// server): a step may take an argument from what the CLI told the
+	// model, such as the path of its memory file.
+	Seen string
 }
 
 // Call is a concrete tool call in one CLI's terms.
@@ -193,6 +197,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		step = Step{Text: `{"reasoning":"scripted","next_speaker":"user","model_choice":"flash"}`}
 	}
 	var call *Call
+	step.Seen = req.texts
 	if step.Tool != "" && sc.ToolCall != nil {
 		c := sc.ToolCall(step, t.tools)
 		call = &c

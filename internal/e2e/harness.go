@@ -23,6 +23,9 @@ type Options struct {
 	Fixtures string // when set, recorded hook events are saved here (one per agent and event)
 	Out      io.Writer
 	Timeout  time.Duration // one CLI run
+	// Across runs the scenario across Gemini CLI and Claude Code (RunAcross)
+	// even when they are not both among the agents.
+	Across bool
 }
 
 // H is one agent's scratch world.

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,6 +24,12 @@ func Main(opt Options, agents []*Agent) bool {
 		t := time.Now()
 		h := RunAgent(opt, a, srv)
 		h.note("%s took %s", a.Name, time.Since(t).Round(time.Second))
+		hs = append(hs, h)
+	}
+	if opt.Across || slices.Contains(agents, claudeAgent) && slices.Contains(agents, geminiAgent) {
+		t := time.Now()
+		h := RunAcross(opt, srv)
+		h.note("gemini -> claude took %s", time.Since(t).Round(time.Second))
 		hs = append(hs, h)
 	}
 	return summary(opt, hs, time.Since(start))

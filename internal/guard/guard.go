@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhq/mem/internal/lazy"
+	txt "github.com/memhq/mem/internal/text" // Check's argument is named text
 )
 
 // Finding is what the check found in a text: the rule that matched and
@@ -143,7 +144,7 @@ func Check(text string) (Finding, bool) {
 	if f, ok := hidden(text); ok {
 		return f, true
 	}
-	lower := asciiLower(text)
+	lower := txt.ASCIILower(text) // byte for byte: its indexes are text's
 	seen := starts(lower)
 	var spans []int
 	for i := range rules {
@@ -261,26 +262,6 @@ func wordAt(lower string, i, n int) bool {
 		return false
 	}
 	return true
-}
-
-// asciiLower lower-cases ASCII letters only, keeping byte offsets: a
-// keyword scan needs no more, and it allocates only when there is an upper
-// case letter.
-func asciiLower(s string) string {
-	i := 0
-	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := []byte(s)
-	for ; i < len(b); i++ {
-		if c := b[i]; c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // hidden finds invisible or bidirectional characters: zero-width spaces and

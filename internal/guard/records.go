@@ -8,6 +8,7 @@ import (
 	"github.com/memhq/mem/internal/lazy"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Review is what the check finds in texts, as stored with a record: the
@@ -184,7 +185,7 @@ func commandOf(o memory.Observation) (string, bool) {
 func Neutral(o memory.Observation) string {
 	var b strings.Builder
 	if cmd, ok := commandOf(o); ok {
-		b.WriteString("ran `" + cutWord(firstLine(cmd), 80) + "`")
+		b.WriteString("ran `" + text.CutWord(text.FirstLine(cmd), 80) + "`")
 		if o.Type == memory.TypeProblem {
 			b.WriteString(", it failed")
 		}
@@ -223,22 +224,6 @@ func identifiers(list string, n int) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
-}
-
-func cutWord(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !strings.HasSuffix(s, " ") && len(s) > n/2 {
-		s = s[:len(s)-1]
-	}
-	return strings.ToValidUTF8(strings.TrimSpace(s), "") + "…"
 }
 
 // RecheckObservation is the review an observation earns by today's rules,

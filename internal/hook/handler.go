@@ -126,11 +126,11 @@ const (
 
 // Handle does what ev calls for and returns the reply. What the event
 // changes in the database, and a reply that changes it (pending context
-// consumed, a recall block whose entries are recorded as given), are done
-// in one write transaction, after the spooled events that arrived before
-// it; with capture off, a recall block is read in one read transaction.
-// When the database stays busy past the store's short wait, the event is
-// spooled and the reply is empty.
+// consumed), are done in one write transaction, after the spooled events
+// that arrived before it; a reply that only reads (a recall block) is built
+// in that transaction too when it records the event, else in one read
+// transaction. When the database stays busy past the store's short wait,
+// the event is spooled and the reply is empty.
 func (h *Handler) Handle(ctx context.Context, ev Event) (Reply, error) {
 	return h.handle(ctx, ev, h.settling())
 }
@@ -295,15 +295,17 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 }
 
 // turnIn handles j over db: at most one write transaction, which records
-// the event (when capture is on) and builds a reply that changes the
-// database (pending context consumed, marks taken, a recall block's entries
-// recorded as given), and one read transaction after it for a reply that
-// only reads (a recall block, when capture is off). The
+// the event (when capture is on) and builds the reply: one that changes the
+// database (pending context consumed, marks taken), and a recall block when
+// the transaction records the event (so that what the block's citation
+// check learns is kept in it); one read transaction after it builds a
+// recall block otherwise, and keeps nothing. The
 // spooled events that arrived before j are applied first, each in its own
 // transaction (record). busy reports that j was spooled.
 func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inject bool) (reply Reply, busy bool, err error) {
 	var t *turn
 	var answerErr error
+	answered := false // the reply was built in the write
 	record := capture
 	// The reply is built inside the transaction that records the event, and
 	// a statement cut short by the deadline would roll all of it back: the
@@ -316,8 +318,9 @@ func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inje
 				return err
 			}
 		}
-		if inject && !t.answerReads() {
+		if inject && (record || !t.answerReads()) {
 			reply, answerErr = t.answer(context.WithoutCancel(ctx))
+			answered = true
 		}
 		return nil
 	}
@@ -333,7 +336,7 @@ func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inje
 	}
 	switch {
 	case record:
-	case inject && !answerReads(j.Event.Kind, capture):
+	case inject && !answerReads(j.Event.Kind):
 		if err := db.Write(ctx, work); err != nil {
 			return Reply{}, false, err
 		}
@@ -343,7 +346,7 @@ func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inje
 	if !inject || t == nil {
 		return Reply{}, false, nil
 	}
-	if !t.answerReads() {
+	if answered {
 		return reply, false, answerErr
 	}
 	err = db.Read(ctx, func(rx *store.DB) error {
@@ -410,14 +413,12 @@ func (t *turn) in(db *store.DB) *turn {
 }
 
 // answerReads reports whether t's reply only reads the database.
-func (t *turn) answerReads() bool { return answerReads(t.ev.Kind, t.capture) }
+func (t *turn) answerReads() bool { return answerReads(t.ev.Kind) }
 
 // answerReads reports whether the reply to an event of kind only reads the
-// database: a recall block, when capture is off. With capture on, the block
-// is built in the event's write transaction, which records the entries it
-// gives (remember's feedback); other replies consume pending context.
-func answerReads(kind Kind, capture bool) bool {
-	return !capture && (kind == KindSessionStart || kind == KindSystem || kind == KindCompacted)
+// database (a recall block); other replies consume pending context.
+func answerReads(kind Kind) bool {
+	return kind == KindSessionStart || kind == KindSystem || kind == KindCompacted
 }
 
 // turn is one event being handled, in one transaction.
@@ -490,6 +491,9 @@ func (t *turn) recordKind(ctx context.Context) error {
 				return err
 			}
 			t.s.PromptCount = p.PromptNumber
+			if o := capture.Preference(text, t.where()); o != nil {
+				return t.preference(ctx, *o)
+			}
 		}
 	case KindTool:
 		return t.tool(ctx)
@@ -582,6 +586,18 @@ func (t *turn) ensure(ctx context.Context) error {
 	}
 	t.s = s
 	return nil
+}
+
+// preference stores a preference the user stated for every project in the
+// personal tier.
+func (t *turn) preference(ctx context.Context, o memory.Observation) error {
+	ps, err := t.db.EnsureSession(ctx, memory.PersonalSession(t.at))
+	if err != nil {
+		return err
+	}
+	o.SessionID, o.CreatedAt = ps.ID, t.at
+	_, err = t.db.AddObservation(ctx, o)
+	return err
 }
 
 // end marks the session ended (dropping its pending context) and writes its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/search"
 )
 
@@ -100,15 +101,11 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	hits, err := search.Search(ctx, s.opts.DB, q)
+	hits, learnt, err := remember.Search(ctx, s.opts.DB, q)
 	if err != nil {
 		return nil, SearchOutput{}, s.toolError("search", err)
 	}
-	st, err := s.citations().Check(ctx, search.ObservationIDs(hits))
-	if err != nil {
-		return nil, SearchOutput{}, s.toolError("search", err)
-	}
-	search.Mark(hits, st)
+	s.keep(ctx, learnt)
 	out := SearchOutput{Results: entries(hits), Count: len(hits)}
 	if len(hits) == q.Limit {
 		out.NextOffset = q.Offset + q.Limit

@@ -11,6 +11,7 @@ import (
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/privacy"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/termsafe"
 )
 
@@ -175,6 +176,13 @@ func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, 
 // learns for the next check.
 func (s *Server) citations() *cite.Checker {
 	return &cite.Checker{Store: s.opts.DB, Keep: true, Logf: func(f string, a ...any) { s.opts.Logger.Warn(fmt.Sprintf(f, a...)) }}
+}
+
+// keep writes back what a citation check learnt, for the next check.
+func (s *Server) keep(ctx context.Context, learnt []memory.Citation) {
+	if err := remember.Keep(ctx, s.opts.DB, learnt); err != nil {
+		s.opts.Logger.Warn(fmt.Sprintf("keeping what the citation check learnt: %v", err))
+	}
 }
 
 // textResult is a result whose text content is msg; the structured output

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/termsafe"
+	txt "github.com/memhq/mem/internal/text" // the functions' argument is named text
 )
 
 //go:generate go -C gen run . -own ../rules.toml -o ../catalogue.go
@@ -49,7 +50,7 @@ func StripPrivate(text string) string {
 	if !HasPrivate(text) {
 		return text
 	}
-	lower := asciiLower(text)
+	lower := txt.ASCIILower(text) // byte for byte: its indexes are text's
 	var b strings.Builder
 	i := 0
 	for {
@@ -121,20 +122,6 @@ func HasPrivate(text string) bool {
 		}
 		i++
 	}
-}
-
-// asciiLower lowercases ASCII letters only, byte for byte, so that indexes
-// into the result are indexes into text. strings.ToLower may change lengths
-// (invalid UTF-8 becomes U+FFFD, some letters lower to other widths), which
-// made StripPrivate slice out of range (found by FuzzFilter).
-func asciiLower(text string) string {
-	b := []byte(text)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // secretReach bounds how far before or after a cut a secret that crosses it

@@ -56,10 +56,10 @@ func (e *Engine) Block(ctx context.Context, db *store.DB, s memory.Session, comp
 	// failure to record it does not withhold it.
 	_ = recordBlock(ctx, db, s, res, compact, e.now())
 	// What the check learnt is kept, so that the next block only stats
-	// the files; a busy database only makes the next check hash again.
-	if learnt := ck.Learnt(); len(learnt) > 0 {
-		_ = db.Write(ctx, func(tx *store.DB) error { return tx.UpdateCitations(ctx, learnt) })
-	}
+	// the files: in the hook event's write transaction when db is in one
+	// (no write of its own). In a read transaction it cannot be kept, and
+	// a busy database only makes the next check hash again.
+	_ = Keep(ctx, db, ck.Learnt())
 	return res.Text, nil
 }
 

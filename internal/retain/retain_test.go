@@ -1,7 +1,9 @@
 package retain
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -82,5 +84,60 @@ func TestRun(t *testing.T) {
 		if wantMerged := map[bool]int{true: 0, false: 2}[dry]; o[0].Merged != wantMerged {
 			t.Errorf("dry %v: #%d merged %d, want %d", dry, dup3, o[0].Merged, wantMerged)
 		}
+	}
+}
+
+// What retention lets go is forgotten as `mem forget` forgets: a tombstone
+// keeps a team pull from bringing it back, and the WAL holds none of it.
+func TestRetainedAwayStaysAway(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-100 * 24 * time.Hour)
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "mem.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Share(ctx, "p", old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.BeginSync(ctx, "c1", "p"); err != nil {
+		t.Fatal(err)
+	}
+	sess := memory.Session{ID: "s1", Project: "p", StartedAt: old, LastActivityAt: old, Status: memory.StatusActive}
+	obs := memory.Observation{UUID: "o1", SessionID: "s1", Project: "p", Type: memory.TypeNote,
+		Title: "the quokka secret note", CreatedAt: old}
+	pulled := []store.Incoming{
+		{Seq: 1, Key: memory.KeySession + "s1", Origin: "other", Record: memory.Record{Kind: memory.KindSession, Session: &sess}},
+		{Seq: 2, Key: memory.KeyObservation + "o1", Origin: "other", Record: memory.Record{Kind: memory.KindObservation, Observation: &obs}},
+	}
+	count := func() int {
+		var n int
+		if err := db.SQL().Get(&n, `SELECT count(*) FROM observations WHERE uuid = 'o1'`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", pulled, 2, old); err != nil || count() != 1 {
+		t.Fatalf("first pull: %v, %d rows", err, count())
+	}
+	policy := func(memory.Type) time.Duration { return 90 * 24 * time.Hour }
+	rep, err := Run(ctx, db, policy, now, false)
+	if err != nil || rep.Total() != 1 || count() != 0 {
+		t.Fatalf("retention: %+v, %v; %d rows left", rep, err, count())
+	}
+	var tomb int
+	if err := db.SQL().Get(&tomb, `SELECT count(*) FROM sync_tombstones WHERE key = 'observation:o1'`); err != nil || tomb != 1 {
+		t.Errorf("tombstones of the retained record: %d (%v), want 1", tomb, err)
+	}
+	if _, err := db.ApplyPulled(ctx, "c1", "p", pulled, 4, now); err != nil || count() != 0 {
+		t.Errorf("a later pull brought the retained record back: %v, %d rows", err, count())
+	}
+	wal, err := os.ReadFile(db.Path() + "-wal")
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if bytes.Contains(wal, []byte("quokka secret")) {
+		t.Errorf("the WAL still holds the retained record's text (%d bytes)", len(wal))
 	}
 }

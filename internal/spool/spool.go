@@ -260,8 +260,11 @@ func (d Dir) purge(match func(data []byte) bool) (gone int, pending bool, _ erro
 			continue
 		}
 		if err == nil && temp && len(data) == 0 {
-			if fi, serr := os.Lstat(p); serr == nil && time.Since(fi.ModTime()) < staleTemp {
-				pending = true // created, not written yet
+			// Created, not written yet; or written and renamed into the
+			// queue since it was read: look again.
+			fi, serr := os.Lstat(p)
+			if errors.Is(serr, fs.ErrNotExist) || serr == nil && time.Since(fi.ModTime()) < staleTemp {
+				pending = true
 			}
 			continue
 		}

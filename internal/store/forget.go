@@ -20,8 +20,21 @@ type Deleted struct {
 
 // DeleteRecords removes observations and summaries by id in one
 // transaction: when one of them is missing or cannot be deleted, none is.
-// The triggers remove their index rows; an id given twice counts once.
+// The triggers remove their index rows and leave a tombstone of each, so
+// that team sync keeps it away; an id given twice counts once. The WAL is
+// cleared after (scrub).
 func (db *DB) DeleteRecords(ctx context.Context, observations, summaries []int64) (Deleted, error) {
+	d, refs, err := db.deleteRecords(ctx, observations, summaries, true)
+	if err != nil {
+		return Deleted{}, err
+	}
+	return d, db.scrub(ctx, strings.Join(refs, ", "))
+}
+
+// deleteRecords deletes as DeleteRecords does, without clearing the WAL,
+// and returns the refs of what it deleted. With strict, a missing id fails
+// the whole delete; without, it is passed over.
+func (db *DB) deleteRecords(ctx context.Context, observations, summaries []int64, strict bool) (Deleted, []string, error) {
 	var (
 		d    Deleted
 		refs []string
@@ -45,9 +58,9 @@ func (db *DB) DeleteRecords(ctx context.Context, observations, summaries []int64
 				seen[id] = true
 				ref := fmt.Sprintf(set.ref, id)
 				res, err := tx.ExecContext(ctx, `DELETE FROM `+set.table+` WHERE id = ?`, id)
+				var n int64
 				if err == nil {
-					var n int64
-					if n, _ = res.RowsAffected(); n == 0 {
+					if n, _ = res.RowsAffected(); n == 0 && strict {
 						err = memory.ErrNotFound
 					}
 					*set.n += n
@@ -55,15 +68,17 @@ func (db *DB) DeleteRecords(ctx context.Context, observations, summaries []int64
 				if err != nil {
 					return fmt.Errorf("forgetting %s: %s: %w", set.kind, ref, err)
 				}
-				refs = append(refs, ref)
+				if n > 0 {
+					refs = append(refs, ref)
+				}
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return Deleted{}, err
+		return Deleted{}, nil, err
 	}
-	return d, db.scrub(ctx, strings.Join(refs, ", "))
+	return d, refs, nil
 }
 
 // DeleteSession removes a session with everything recorded in it.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -94,22 +95,24 @@ func (db *DB) Consolidate(ctx context.Context, keep int64, drop []int64) error {
 	return nil
 }
 
-// ForgetObservations deletes observations retention let go, in one
-// transaction; the nightly maintenance that follows clears the WAL.
+// ForgetObservations forgets the observations retention let go as `mem
+// forget` does (DeleteRecords), in one transaction: each leaves a tombstone
+// that keeps team sync from bringing it back, and the WAL is cleared after.
+// One another process deleted meanwhile is passed over. When other
+// processes keep the WAL in use, the records are gone all the same and no
+// error is returned: the maintenance that follows truncates the WAL again
+// and reports it busy (MaintainReport.WALBusy).
 func (db *DB) ForgetObservations(ctx context.Context, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return err
-	}
-	err = db.tx(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM observations WHERE id IN (SELECT value FROM json_each(?))`, string(list))
-		return err
-	})
+	d, _, err := db.deleteRecords(ctx, ids, nil, false)
 	if err != nil {
 		return fmt.Errorf("forgetting expired observations: %w", err)
 	}
-	return nil
+	err = db.scrub(ctx, fmt.Sprintf("%d expired observations", d.Observations))
+	if errors.Is(err, ErrWALKept) {
+		return nil
+	}
+	return err
 }

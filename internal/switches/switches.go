@@ -2,7 +2,8 @@
 // from, a project's sessions: globally (inject.enabled, capture.enabled), per
 // project (a .mem file at the project root, written by `mem disable`) and per
 // path pattern (exclude.paths). Each "off" carries the reason, so that
-// `mem config show` can say why a project gets nothing.
+// `mem config show` can say why a project gets nothing. The .mem file also
+// records where the repository keeps its shared memory (mem share --git).
 package switches
 
 import (
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -113,13 +115,17 @@ type File struct {
 	Path                    string
 	Inject, Capture         bool
 	InjectLine, CaptureLine string // the lines that turned them off
+	// Share is the repository's memory file (mem share --git PATH), a
+	// slash-separated path relative to the root; "" for the default.
+	Share string
 }
 
 // maxFileSize bounds a .mem file: it holds a few lines.
 const maxFileSize = 64 << 10
 
 // ReadFile reads root/.mem. Its lines are `inject = false`, `capture = false`,
-// `enabled = false` (both), or the single word `off` (both); # starts a comment.
+// `enabled = false` (both), or the single word `off` (both), and `share =
+// PATH`, the repository's memory file the team chose; # starts a comment.
 // A .mem that is a FIFO or device, or a link leading out of root, is refused
 // without being opened or read.
 func ReadFile(root string) (File, error) {
@@ -149,9 +155,16 @@ func ReadFile(root string) (File, error) {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		on, err := strconv.ParseBool(strings.Trim(strings.TrimSpace(v), `"'`))
+		v = strings.Trim(strings.TrimSpace(v), `"'`)
+		if ok && strings.TrimSpace(k) == "share" {
+			if f.Share, err = SharePath(v); err != nil {
+				return f, fmt.Errorf("%s line %d: share: %w", f.Path, n, err)
+			}
+			continue
+		}
+		on, err := strconv.ParseBool(v)
 		if !ok || err != nil {
-			return f, fmt.Errorf("%s line %d: want inject = true|false, capture = true|false or off, got %q", f.Path, n, line)
+			return f, fmt.Errorf("%s line %d: want inject = true|false, capture = true|false, off or share = PATH, got %q", f.Path, n, line)
 		}
 		switch strings.TrimSpace(k) {
 		case "inject":
@@ -161,7 +174,7 @@ func ReadFile(root string) (File, error) {
 		case "enabled":
 			f.Inject, f.Capture, f.InjectLine, f.CaptureLine = on, on, where, where
 		default:
-			return f, fmt.Errorf("%s line %d: unknown key %q (want inject, capture or enabled)", f.Path, n, strings.TrimSpace(k))
+			return f, fmt.Errorf("%s line %d: unknown key %q (want inject, capture, enabled or share)", f.Path, n, strings.TrimSpace(k))
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -171,38 +184,75 @@ func ReadFile(root string) (File, error) {
 }
 
 // WriteFile records a project's switches in root/.mem, keeping the file's
-// comments; a file left with nothing to say is removed. A .mem that is a
-// link, FIFO, device or directory is refused, never written through.
+// comments and its share line; a file left with nothing to say is removed.
+// A .mem that is a link, FIFO, device or directory is refused, never
+// written through.
 func WriteFile(root string, inject, capture bool) (string, error) {
-	path := filepath.Join(root, FileName)
-	if _, err := fsafe.CheckTarget(path); err != nil {
-		return path, err
+	var add []string
+	if !inject {
+		add = append(add, "inject = false")
 	}
-	var keep []string
-	if b, err := fsafe.ReadFile(path, maxFileSize); err == nil {
+	if !capture {
+		add = append(add, "capture = false")
+	}
+	return rewrite(root, func(t string) bool { return t == "" || strings.HasPrefix(t, "#") || isShare(t) }, add...)
+}
+
+// WriteShare records in root/.mem the repository's memory file the team
+// chose (rel, as SharePath gives it; "" for the default), keeping the
+// file's other lines.
+func WriteShare(root, rel string) (string, error) {
+	var add []string
+	if rel != "" {
+		add = append(add, "share = "+rel)
+	}
+	return rewrite(root, func(t string) bool { return !isShare(t) }, add...)
+}
+
+// SharePath checks the path of a repository's memory file as .mem records
+// it: relative to the project root, inside its work tree (not .git, not
+// .mem itself), slash-separated; it returns it cleaned.
+func SharePath(p string) (string, error) {
+	c := path.Clean(filepath.ToSlash(p))
+	if p == "" || path.IsAbs(c) || filepath.IsAbs(p) || c == "." || c == ".." || strings.HasPrefix(c, "../") || c == FileName ||
+		c == ".git" || strings.HasPrefix(c, ".git/") {
+		return "", fmt.Errorf("want a file path relative to the project root, in its work tree (not .git, not .mem), got %q", p)
+	}
+	return c, nil
+}
+
+// isShare reports whether a trimmed line of .mem is its share line.
+func isShare(t string) bool {
+	k, _, ok := strings.Cut(t, "=")
+	return ok && strings.TrimSpace(k) == "share"
+}
+
+// rewrite writes root/.mem: the lines of the file keep accepts (given
+// trimmed), then add; a file left with nothing to say is removed.
+func rewrite(root string, keep func(string) bool, add ...string) (string, error) {
+	file := filepath.Join(root, FileName)
+	if _, err := fsafe.CheckTarget(file); err != nil {
+		return file, err
+	}
+	var lines []string
+	if b, err := fsafe.ReadFile(file, maxFileSize); err == nil {
 		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-			t := strings.TrimSpace(l)
-			if t == "" || strings.HasPrefix(t, "#") {
-				keep = append(keep, l)
+			if keep(strings.TrimSpace(l)) {
+				lines = append(lines, l)
 			}
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return path, fmt.Errorf("reading %s: %w", path, err)
+		return file, fmt.Errorf("reading %s: %w", file, err)
 	}
-	if !inject {
-		keep = append(keep, "inject = false")
-	}
-	if !capture {
-		keep = append(keep, "capture = false")
-	}
-	if strings.TrimSpace(strings.Join(keep, "")) == "" {
-		if err := fsafe.Remove(path); err != nil {
-			return path, fmt.Errorf("removing %s: %w", path, err)
+	lines = append(lines, add...)
+	if strings.TrimSpace(strings.Join(lines, "")) == "" {
+		if err := fsafe.Remove(file); err != nil {
+			return file, fmt.Errorf("removing %s: %w", file, err)
 		}
-		return path, nil
+		return file, nil
 	}
-	if err := fsafe.WriteFile(path, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
-		return path, fmt.Errorf("writing %s: %w", path, err)
+	if err := fsafe.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		return file, fmt.Errorf("writing %s: %w", file, err)
 	}
-	return path, nil
+	return file, nil
 }

@@ -60,3 +60,69 @@ func TestDecide(t *testing.T) {
 		t.Fatalf("comments not kept: %q", b)
 	}
 }
+
+func TestSharePath(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string // want "" for refused
+	}{
+		{"docs/memory.jsonl", "docs/memory.jsonl"},
+		{"./team//mem.jsonl", "team/mem.jsonl"},
+		{"a/../b.jsonl", "b.jsonl"},
+		{".mem.jsonl", ".mem.jsonl"},
+		{"", ""},
+		{".", ""},
+		{"..", ""},
+		{"../outside.jsonl", ""},
+		{"a/../../outside.jsonl", ""},
+		{"/etc/passwd", ""},
+		{".mem", ""},
+		{".git/memory.jsonl", ""},
+		{".github/memory.jsonl", ".github/memory.jsonl"},
+	} {
+		got, err := SharePath(tt.in)
+		if (err != nil) != (tt.want == "") || got != tt.want {
+			t.Errorf("SharePath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestShareLine: the share line is read, kept by the switches and replaced
+// or dropped by WriteShare; one leaving the project is an error.
+func TestShareLine(t *testing.T) {
+	root := t.TempDir()
+	dot := filepath.Join(root, FileName)
+	read := func() File {
+		t.Helper()
+		f, err := ReadFile(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	os.WriteFile(dot, []byte("# team memory\nshare = \"./docs/memory.jsonl\"\n"), 0o644)
+	if f := read(); f.Share != "docs/memory.jsonl" || !f.Inject || !f.Capture {
+		t.Fatalf("read %+v", f)
+	}
+	if _, err := WriteFile(root, true, false); err != nil {
+		t.Fatal(err)
+	}
+	if f := read(); f.Share != "docs/memory.jsonl" || f.Capture {
+		t.Fatalf("after capture off %+v", f)
+	}
+	if _, err := WriteShare(root, "team/m.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(dot)
+	if string(b) != "# team memory\ncapture = false\nshare = team/m.jsonl\n" {
+		t.Fatalf("after WriteShare: %q", b)
+	}
+	WriteFile(root, true, true)
+	WriteShare(root, "")
+	if b, _ := os.ReadFile(dot); string(b) != "# team memory\n" {
+		t.Fatalf("after dropping both: %q", b)
+	}
+	os.WriteFile(dot, []byte("share = ../x.jsonl\n"), 0o644)
+	if _, err := ReadFile(root); err == nil || !strings.Contains(err.Error(), "line 1: share:") {
+		t.Fatalf("share out of the project: %v", err)
+	}
+}

@@ -1,5 +1,6 @@
-// Package text holds the word-level helpers that search, recall, triggers,
-// the collector and the scheduler share: a light stemmer, an identifier
-// splitter, the stop word lists and an XML escaper. It depends on nothing
-// else in mem.
+// Package text holds the text helpers that search, recall, triggers, the
+// collector, the scheduler, the instruction check and the privacy filter
+// share: a light stemmer, an identifier splitter, the stop word lists, an
+// XML escaper, and line and case helpers. It depends on nothing else in
+// mem.
 package text

@@ -147,3 +147,53 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  "",
+		"one":               "one",
+		"  \n one\ntwo\n":   "one",
+		"go test ./...\r\n": "go test ./...",
+		"a  b \nc":          "a  b ",
+	} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCutWord(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"go test ./internal/store -run TestX", 28, "go test ./internal/store…"},
+		{"go test ./internal/store -run TestX", 20, "go test ./…"}, // no space in the second half: cut at half
+		{"averyveryverylongwordwithoutspaces", 10, "avery…"},
+		{"héllo wörld", 8, "héllo…"},
+		{"ééééé", 5, "é…"},
+	}
+	for _, tt := range tests {
+		if got := CutWord(tt.in, tt.n); got != tt.want {
+			t.Errorf("CutWord(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestASCIILower(t *testing.T) {
+	for in, want := range map[string]string{
+		"":              "",
+		"already lower": "already lower",
+		"MiXeD Case 42": "mixed case 42",
+		"ÉTÉ \xffK":     "ÉtÉ \xffk", // non-ASCII and invalid bytes kept, offsets kept
+		"\u212aelvin":   "\u212aelvin",
+	} {
+		got := ASCIILower(in)
+		if got != want || len(got) != len(in) {
+			t.Errorf("ASCIILower(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

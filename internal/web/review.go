@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
@@ -42,26 +40,25 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request) {
 // (#12 or S3) in the form's project.
 func (s *Server) reviewAction(w http.ResponseWriter, r *http.Request) {
 	key, ref, action := r.PostFormValue("p"), r.PostFormValue("ref"), r.PathValue("action")
-	summary := strings.HasPrefix(ref, "S")
-	id, err := strconv.ParseInt(strings.TrimLeft(ref, "#S"), 10, 64)
-	if err != nil || id <= 0 || key == "" {
+	rf, err := memory.ParseRef("ref", ref)
+	if err != nil || rf.Prompt || key == "" {
 		s.fail(w, r, memory.Invalid("ref", "an observation (#12) or summary (S3) of a project", ref))
 		return
 	}
 	var obs, sums []int64
-	if summary {
-		sums = []int64{id}
+	if rf.Summary {
+		sums = []int64{rf.ID}
 	} else {
-		obs = []int64{id}
+		obs = []int64{rf.ID}
 	}
 	done := ""
 	switch action {
 	case "release":
 		err = s.o.DB.Release(r.Context(), key, obs, sums)
-		done = "released " + ref
+		done = "released " + rf.String()
 	case "forget":
 		_, err = s.o.DB.DeleteRecords(r.Context(), obs, sums)
-		done = "forgot " + ref
+		done = "forgot " + rf.String()
 	default:
 		err = fmt.Errorf("review action %q: %w", action, memory.ErrNotFound)
 	}

@@ -553,3 +553,32 @@ func TestCorrectionRetiresTheOld(t *testing.T) {
 		t.Errorf("an identical correction: status %d", w.Code)
 	}
 }
+
+// The review forms take a record's id as the CLI does (memory.ParseRef):
+// #S1 is summary S1, never observation #1; a prompt id is refused.
+func TestReviewTakesIDsAsTheCLIDoes(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	sum, err := f.db.PutSummary(ctx, memory.Summary{SessionID: f.session, Request: "find the quokka bug"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.ID != f.ids[0] {
+		t.Fatalf("summary S%d and observation #%d: the test needs the same number", sum.ID, f.ids[0])
+	}
+	ref := fmt.Sprintf("#S%d", sum.ID)
+	w := f.do(t, "POST", "/review/forget", f.form(url.Values{"p": {testProject}, "ref": {ref}}), nil)
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("forget %s: %d %s", ref, w.Code, w.Body)
+	}
+	if _, err := f.db.Summary(ctx, sum.ID); err == nil {
+		t.Errorf("forget %s: summary S%d still stored", ref, sum.ID)
+	}
+	if _, err := f.db.Observations(ctx, []int64{f.ids[0]}); err != nil {
+		t.Errorf("forget %s took observation #%d: %v", ref, f.ids[0], err)
+	}
+	w = f.do(t, "POST", "/review/forget", f.form(url.Values{"p": {testProject}, "ref": {"P1"}}), nil)
+	if w.Code != http.StatusBadRequest {
+		t.Errorf("forget P1: %d, want 400", w.Code)
+	}
+}
