@@ -1,8 +1,9 @@
 package search
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -122,29 +123,27 @@ func norm(v, max float64) float64 {
 // sortScored orders best first; ties go to the newer row, then the higher id,
 // so the order is stable for the same data.
 func sortScored(s []Scored) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].Score != s[j].Score {
-			return s[i].Score > s[j].Score
+	slices.SortStableFunc(s, func(a, b Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
 		}
-		if !s[i].Date.Equal(s[j].Date) {
-			return s[i].Date.After(s[j].Date)
+		if c := b.Date.Compare(a.Date); c != 0 {
+			return c
 		}
-		return s[i].ID > s[j].ID
+		return cmp.Compare(b.ID, a.ID)
 	})
 }
 
 // Merge interleaves scored lists of several kinds into one ranking, scaling
 // each kind by its weight. Scores are already relative to each kind's best.
 func (r Ranking) Merge(lists map[Kind][]Scored) []Scored {
-	var out []Scored
+	size := 0
+	for _, l := range lists {
+		size += len(l)
+	}
+	out := make([]Scored, 0, size)
 	for k, l := range lists {
-		w := 1.0
-		switch k {
-		case KindSummary:
-			w = r.SummaryWeight
-		case KindPrompt:
-			w = r.PromptWeight
-		}
+		w := r.kindWeight(k)
 		for _, s := range l {
 			s.Score *= w
 			out = append(out, s)
@@ -152,6 +151,17 @@ func (r Ranking) Merge(lists map[Kind][]Scored) []Scored {
 	}
 	sortScored(out)
 	return out
+}
+
+// kindWeight is the weight Merge scales kind k's scores by.
+func (r Ranking) kindWeight(k Kind) float64 {
+	switch k {
+	case KindSummary:
+		return r.SummaryWeight
+	case KindPrompt:
+		return r.PromptWeight
+	}
+	return 1
 }
 
 // Words splits text into lower-case words the way the index does.

@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,17 +22,32 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 	}
 	units := plan.Units(MatchOptions{})
 	lists := map[Kind][]Scored{}
+	// The summaries a search lists are those that score sessions when no
+	// date filters them (a summary is dated at its session's end): read once.
+	var sums []Candidate
+	shareSums := q.Wants(KindSummary) && q.Since.IsZero() && q.Until.IsZero()
+	if shareSums {
+		var err error
+		if sums, err = candidates(ctx, src, q, KindSummary, units, r, n); err != nil {
+			return nil, err
+		}
+	}
 	for _, k := range Kinds() {
-		if !q.Wants(k) {
+		if !q.Wants(k) || outranked(lists, r, k, q.Limit+q.Offset) {
 			continue
 		}
-		cands, err := candidates(ctx, src, q, k, units, r, n)
-		if err != nil {
+		var cands []Candidate
+		var err error
+		if k == KindSummary && shareSums {
+			cands = sums
+		} else if cands, err = candidates(ctx, src, q, k, units, r, n); err != nil {
 			return nil, err
 		}
 		var sessions map[string]float64
 		if k == KindObservation && r.SessionWeight > 0 {
-			if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
+			if shareSums {
+				sessions = sessionsOf(sums, min(r.Candidates, 50))
+			} else if sessions, err = sessionScores(ctx, src, q, units, r); err != nil {
 				return nil, err
 			}
 			if cands, err = sessionMembers(ctx, src, q, sessions, r.SessionExpand, cands); err != nil {
@@ -50,6 +67,27 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 		lists[k] = r.Combine(cands, sessions)
 	}
 	return r.Merge(lists), nil
+}
+
+// outranked reports whether the rows of kind k cannot reach the first
+// need of the merged ranking, so need not be read: a summary or a prompt
+// scores at most its kind's weight (its text score relative to its kind's
+// best, nothing added), and need rows of the lists already scored score
+// more. Observations, which get more than their text score, are always read.
+func outranked(lists map[Kind][]Scored, r Ranking, k Kind, need int) bool {
+	if k == KindObservation || need <= 0 {
+		return false
+	}
+	above := 0
+	for kind, l := range lists {
+		w := r.kindWeight(kind)
+		for _, s := range l {
+			if s.Score*w > r.kindWeight(k) {
+				above++
+			}
+		}
+	}
+	return above >= need
 }
 
 // columnWeights returns bm25's column weights for kind k: the ranking's for
@@ -132,14 +170,15 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	}
 	bonus := shares(words, weight, common)
 	// Rows that have only common words: the best few that pass the filters.
-	extra, err := src.Filter(ctx, q, k, best(bonus, have, n))
+	checked := best(bonus, have, n)
+	extra, err := src.Filter(ctx, q, k, checked)
 	if err != nil {
 		return nil, err
 	}
 	if need := max(1, q.Limit+q.Offset); len(out)+len(extra) < need {
 		// Too few pass: the filters hide the newest rows of the common
 		// words, so their shares go to their newest rows that pass.
-		scoped, err := newestInScope(ctx, src, q, k, common, need)
+		scoped, err := newestInScope(ctx, src, q, k, common, need, checked, extra)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +216,11 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 // shares adds up, per row, the weights of the common words whose rows
 // (ids, by word) it is among, in the order of words.
 func shares(words []string, weight map[string]float64, ids map[string][]int64) map[int64]float64 {
-	bonus := map[int64]float64{}
+	size := 0
+	for _, l := range ids {
+		size = max(size, len(l))
+	}
+	bonus := make(map[int64]float64, size)
 	for _, u := range words {
 		for _, id := range ids[u] {
 			bonus[id] += weight[u]
@@ -189,24 +232,32 @@ func shares(words []string, weight map[string]float64, ids map[string][]int64) m
 // best returns the ids of the n rows with the highest bonus, leaving out
 // those have holds, newer first among equals.
 func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
-	rest := make([]int64, 0, len(bonus))
-	for id := range bonus {
+	type row struct {
+		id    int64
+		bonus float64
+	}
+	rest := make([]row, 0, len(bonus))
+	for id, b := range bonus {
 		if !have[id] {
-			rest = append(rest, id)
+			rest = append(rest, row{id, b})
 		}
 	}
-	sort.Slice(rest, func(i, j int) bool {
-		if bonus[rest[i]] != bonus[rest[j]] {
-			return bonus[rest[i]] > bonus[rest[j]]
+	slices.SortFunc(rest, func(a, b row) int {
+		if c := cmp.Compare(b.bonus, a.bonus); c != 0 {
+			return c
 		}
-		return rest[i] > rest[j]
+		return cmp.Compare(b.id, a.id)
 	})
-	return rest[:min(n, len(rest))]
+	ids := make([]int64, min(n, len(rest)))
+	for i := range ids {
+		ids[i] = rest[i].id
+	}
+	return ids
 }
 
 // newestInScope returns, for each common unit (with the ids of its newest
 // window rows overall), the rows among them that pass the filters, newest
-// first. When fewer than need pass (a date, project or other filter that
+// first; of the ids checked, those passed are known to pass. When fewer than need pass (a date, project or other filter that
 // the newest rows miss), the unit's older rows that pass are read until
 // need of them are found, none are left or scopeWalkRows of them were
 // looked at: a filter hides no older row that passes it among those, and
@@ -215,30 +266,42 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 // newestInScope looks at, per word and kind.
 const scopeWalkRows = 4000
 
-func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int) (map[string][]Candidate, error) {
-	var ids []int64
-	seen := map[int64]bool{}
+func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int, checked []int64, passed []Candidate) (map[string][]Candidate, error) {
+	size := 0
 	for _, window := range common {
-		for _, id := range window {
-			if !seen[id] {
-				seen[id] = true
-				ids = append(ids, id)
-			}
-		}
+		size += len(window)
 	}
+	ids := make([]int64, 0, size)
+	for _, window := range common {
+		ids = append(ids, window...)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	done := slices.Clone(checked)
+	slices.Sort(done)
+	ids = slices.DeleteFunc(ids, func(id int64) bool {
+		_, found := slices.BinarySearch(done, id)
+		return found
+	})
 	pass, err := src.Filter(ctx, q, k, ids)
 	if err != nil {
 		return nil, err
 	}
-	passed := make(map[int64]Candidate, len(pass))
-	for _, c := range pass {
-		passed[c.ID] = c
+	byID := make(map[int64]Candidate, len(pass)+len(passed))
+	for _, c := range slices.Concat(pass, passed) {
+		byID[c.ID] = c
 	}
 	out := make(map[string][]Candidate, len(common))
 	for u, window := range common {
-		var rows []Candidate
+		n := 0
 		for _, id := range window {
-			if c, ok := passed[id]; ok {
+			if _, ok := byID[id]; ok {
+				n++
+			}
+		}
+		rows := make([]Candidate, 0, max(n, need))
+		for _, id := range window {
+			if c, ok := byID[id]; ok {
 				rows = append(rows, c)
 			}
 		}
@@ -343,18 +406,34 @@ func bestSessions(sessions map[string]float64, n int) []string {
 }
 
 // sessionScores returns, per session of the scope, the bm25 of its summary
-// for the query (for the best r.Candidates summaries, at most 50).
+// for the query: of the summaries a listing of them reads (as many as for
+// observations, so that enough pass the filters without reading further
+// back), the best 50 (at most r.Candidates).
 func sessionScores(ctx context.Context, src Source, q Query, units []string, r Ranking) (map[string]float64, error) {
 	q.Since, q.Until = time.Time{}, time.Time{} // a session's summary is dated at its end
-	sums, err := candidates(ctx, src, q, KindSummary, units, r, min(r.Candidates, 50))
+	sums, err := candidates(ctx, src, q, KindSummary, units, r, max(r.Candidates, q.Limit+q.Offset))
 	if err != nil {
 		return nil, fmt.Errorf("scoring session summaries: %w", err)
 	}
-	out := make(map[string]float64, len(sums))
-	for _, c := range sums {
+	return sessionsOf(sums, min(r.Candidates, 50)), nil
+}
+
+// sessionsOf maps the session of each of the n best summary candidates to
+// its bm25; among equals the newer summaries, whatever order the filters
+// returned them in.
+func sessionsOf(sums []Candidate, n int) map[string]float64 {
+	best := slices.Clone(sums)
+	slices.SortStableFunc(best, func(a, b Candidate) int {
+		if c := cmp.Compare(a.BM25, b.BM25); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	out := make(map[string]float64, min(n, len(best)))
+	for _, c := range best[:min(n, len(best))] {
 		out[c.Session] = c.BM25
 	}
-	return out, nil
+	return out
 }
 
 // sessionMembers adds the observations of the n best-scored sessions that

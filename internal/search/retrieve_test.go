@@ -303,3 +303,45 @@ func TestCandidatesReadBackPastFilteredRows(t *testing.T) {
 		}
 	}
 }
+
+func TestSessionsOfKeepsTheNewestAmongEquals(t *testing.T) {
+	// Filters return rows in their own order (the store: by id); the
+	// sessions scored are the best summaries, the newer among equals.
+	sums := []Candidate{
+		{ID: 1, Session: "s1", BM25: -2}, {ID: 2, Session: "s2", BM25: -2},
+		{ID: 3, Session: "s3", BM25: -2}, {ID: 4, Session: "s4", BM25: -1},
+		{ID: 5, Session: "s5", BM25: -3},
+	}
+	got := sessionsOf(sums, 3)
+	want := map[string]float64{"s5": -3, "s3": -2, "s2": -2}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sessionsOf = %v, want %v", got, want)
+	}
+}
+
+func TestRankSkipsKindsThatCannotPlace(t *testing.T) {
+	// Three observations match fully (score 1); a prompt scores at most the
+	// prompt weight (0.6), so with two hits asked for it cannot place and
+	// prompts are not read; with five, it is the fourth.
+	rows := []fakeRow{
+		obs(1, "a", 1, "deploy step"), obs(2, "a", 2, "deploy again"), obs(3, "a", 3, "deploy done"),
+		{KindPrompt, 4, "a", day0.Add(4 * time.Hour), "deploy please"},
+	}
+	for _, tt := range []struct {
+		limit int
+		want  []int64
+	}{{2, []int64{3, 2, 1}}, {5, []int64{3, 2, 1, 4}}} {
+		src := &fakeSource{rows: rows}
+		got, err := Rank(context.Background(), src, Query{Text: "deploy", Project: "p", Limit: tt.limit}, Parse("deploy"), DefaultRanking())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(got))
+		for i, s := range got {
+			ids[i] = s.ID
+		}
+		if !reflect.DeepEqual(ids, tt.want) {
+			t.Errorf("limit %d: Rank = %v, want %v", tt.limit, ids, tt.want)
+		}
+	}
+}

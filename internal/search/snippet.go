@@ -25,13 +25,19 @@ func Snippet(s string, query []string, maxWords int) string {
 		stems[text.Stem(w)] = true
 	}
 	hit := make([]bool, len(fields))
+	known := map[string]bool{} // a field's answer: texts repeat their words
 	for i, f := range fields {
-		for _, w := range Words(f) {
-			if stems[text.Stem(w)] {
-				hit[i] = true
-				break
+		h, ok := known[f]
+		if !ok {
+			for _, w := range Words(f) {
+				if stems[text.Stem(w)] {
+					h = true
+					break
+				}
 			}
+			known[f] = h
 		}
+		hit[i] = h
 	}
 	// The window of maxWords fields with the most hits; the first on ties.
 	bestStart, bestCount, count := 0, -1, 0

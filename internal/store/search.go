@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -20,7 +21,7 @@ func (db *DB) Searching(ctx context.Context, q memory.Query, fn func(*Snapshot) 
 		if err != nil {
 			return err
 		}
-		return fn(&Snapshot{tx: tx, base: sc})
+		return fn(newSnapshot(tx, sc))
 	})
 }
 
@@ -102,8 +103,19 @@ func filter(q scope, k memory.Kind, alias string) (string, []any) {
 	return strings.Join(w, " AND "), args
 }
 
+// queryer runs a statement that returns rows.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// limit is the LIMIT clause of a statement that returns at most n rows. It
+// is written into the statement rather than bound: SQLite prepares a
+// statement again each time a value is bound to its LIMIT, which cost a
+// search a fifth of its time in statements it runs for every top row.
+func limit(n int) string { return " LIMIT " + strconv.Itoa(n) }
+
 // rowids runs a query of one integer column.
-func rowids(ctx context.Context, tx *sqlx.Tx, query string, args ...any) ([]int64, error) {
+func rowids(ctx context.Context, tx queryer, query string, args ...any) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -150,8 +162,8 @@ func (s *Snapshot) Recent(ctx context.Context, q memory.Query, k memory.Kind, n 
 	}
 	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
-	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t
-		WHERE `+where+` ORDER BY t.created_at DESC, t.id DESC LIMIT ?`, append(args, n)...)
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t
+		WHERE `+where+` ORDER BY t.created_at DESC, t.id DESC`+limit(n), args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", kt.table, err)
 	}

@@ -2,7 +2,11 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/jmoiron/sqlx"
 
@@ -14,6 +18,15 @@ import (
 type Snapshot struct {
 	tx   *sqlx.Tx
 	base scope // the searched query, its file resolved
+	// stmts prepares each statement once: a search runs the same few
+	// for every word and every top row.
+	stmts *stmtCache
+	spans map[memory.Kind][2]int64 // IDRange's answers, read once
+}
+
+// newSnapshot reads from tx for the query sc.
+func newSnapshot(tx *sqlx.Tx, sc scope) *Snapshot {
+	return &Snapshot{tx: tx, base: sc, stmts: newStmtCache(tx)}
 }
 
 // scope returns q with its file filter resolved, reusing the searched
@@ -43,8 +56,8 @@ func (s *Snapshot) Match(ctx context.Context, q memory.Query, k memory.Kind, mat
 	bm += ")"
 	sqlText := `SELECT t.id, t.session_id, t.created_at, ` + bm + ` AS score
 		FROM ` + kt.fts + ` JOIN ` + kt.table + ` t ON t.id = ` + kt.fts + `.rowid
-		WHERE ` + kt.fts + ` MATCH ? AND ` + where + ` ORDER BY score, t.id DESC LIMIT ?`
-	rows, err := s.tx.QueryContext(ctx, sqlText, append(append([]any{match}, args...), n)...)
+		WHERE ` + kt.fts + ` MATCH ? AND ` + where + ` ORDER BY score, t.id DESC` + limit(n)
+	rows, err := s.stmts.QueryContext(ctx, sqlText, append([]any{match}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
@@ -53,10 +66,47 @@ func (s *Snapshot) Match(ctx context.Context, q memory.Query, k memory.Kind, mat
 
 func (s *Snapshot) Newest(ctx context.Context, k memory.Kind, unit string, n int) ([]int64, error) {
 	kt := kindTable(k)
-	ids, err := rowids(ctx, s.tx, `SELECT rowid FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ?
-		ORDER BY rowid DESC LIMIT ?`, unit, n)
+	// One row of comma-separated ids: a search reads a few thousand of
+	// them, and a row each through database/sql cost more than the index.
+	var list sql.NullString
+	rows, err := s.stmts.QueryContext(ctx, `SELECT group_concat(id) FROM (SELECT rowid AS id FROM `+kt.fts+`
+		WHERE `+kt.fts+` MATCH ? ORDER BY rowid DESC`+limit(n)+`)`, unit)
+	if err == nil {
+		err = scanOne(rows, &list)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
+	}
+	return parseIDs(list.String)
+}
+
+// scanOne scans the one row of rows into dest and closes them.
+func scanOne(rows *sql.Rows, dest ...any) error {
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// parseIDs reads the ids of a comma-separated list, in order.
+func parseIDs(list string) ([]int64, error) {
+	if list == "" {
+		return nil, nil
+	}
+	ids := make([]int64, 0, strings.Count(list, ",")+1)
+	for f := range strings.SplitSeq(list, ",") {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("reading id %q: %w", f, err)
+		}
+		ids = append(ids, id)
 	}
 	return ids, nil
 }
@@ -81,11 +131,11 @@ func (s *Snapshot) NewestIn(ctx context.Context, q memory.Query, k memory.Kind, 
 		}
 		before = min(before, top+1)
 	}
-	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
-		FROM (SELECT rowid AS id FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ? ORDER BY rowid DESC LIMIT ?) w
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at
+		FROM (SELECT rowid AS id FROM `+kt.fts+` WHERE `+kt.fts+` MATCH ? AND rowid < ? ORDER BY rowid DESC`+limit(budget)+`) w
 		CROSS JOIN `+kt.table+` t ON t.id = w.id
-		WHERE `+where+` ORDER BY w.id DESC LIMIT ?`,
-		append(append([]any{unit, before, budget}, args...), n)...)
+		WHERE `+where+` ORDER BY w.id DESC`+limit(n),
+		append([]any{unit, before}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
@@ -93,16 +143,24 @@ func (s *Snapshot) NewestIn(ctx context.Context, q memory.Query, k memory.Kind, 
 }
 
 func (s *Snapshot) IDRange(ctx context.Context, k memory.Kind) (lo, hi int64, err error) {
-	kt := kindTable(k)
-	var span struct {
-		Lo int64 `db:"lo"`
-		Hi int64 `db:"hi"`
+	if s.spans == nil {
+		// Every kind's at once, in one statement: a search asks for each.
+		var v [6]int64
+		rows, err := s.stmts.QueryContext(ctx, `SELECT
+			coalesce((SELECT min(id) FROM observations), 0), coalesce((SELECT max(id) FROM observations), 0),
+			coalesce((SELECT min(id) FROM summaries), 0), coalesce((SELECT max(id) FROM summaries), 0),
+			coalesce((SELECT min(id) FROM prompts), 0), coalesce((SELECT max(id) FROM prompts), 0)`)
+		if err == nil {
+			err = scanOne(rows, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5])
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("reading ids: %w", err)
+		}
+		s.spans = map[memory.Kind][2]int64{memory.KindObservation: {v[0], v[1]},
+			memory.KindSummary: {v[2], v[3]}, memory.KindPrompt: {v[4], v[5]}}
 	}
-	if err := s.tx.GetContext(ctx, &span, `SELECT coalesce((SELECT min(id) FROM `+kt.table+`), 0) AS lo,
-		coalesce((SELECT max(id) FROM `+kt.table+`), 0) AS hi`); err != nil {
-		return 0, 0, fmt.Errorf("reading %s ids: %w", kt.table, err)
-	}
-	return span.Lo, span.Hi, nil
+	span := s.spans[k]
+	return span[0], span[1], nil
 }
 
 func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, ids []int64) ([]memory.Candidate, error) {
@@ -115,9 +173,39 @@ func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, id
 	}
 	kt := kindTable(k)
 	where, args := filter(sc, k, "t")
+	// Each id is looked up in the table, whose rows are read for the
+	// filters: cheap for observations and prompts, whose candidates are
+	// mostly recent rows, neighbours in the file. A summary row is long (a
+	// page each) and a project has one per session: its summaries are found
+	// in the project's index, and only those among ids are read.
+	access := "NOT INDEXED"
+	if k == memory.KindSummary && sc.Project != "" {
+		access = "INDEXED BY summaries_project_created"
+	}
+	lo, hi := slices.Min(ids), slices.Max(ids)
+	if access == "NOT INDEXED" && hi-lo < 2*int64(len(ids)) {
+		// Dense ids (a common word's newest rows): one walk through the
+		// table from the lowest to the highest costs less than a lookup
+		// from the root for each; the rows between that are not among ids
+		// are left out here.
+		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
+			WHERE t.id BETWEEN ? AND ? AND `+where, append([]any{lo, hi}, args...)...)
+		if err != nil {
+			return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
+		}
+		in, err := candidateRows(rows, k, false)
+		if err != nil {
+			return nil, err
+		}
+		want := make(map[int64]bool, len(ids))
+		for _, id := range ids {
+			want[id] = true
+		}
+		return slices.DeleteFunc(in, func(c memory.Candidate) bool { return !want[c.ID] }), nil
+	}
 	// The ids go as one JSON array: there may be more than SQLite takes
 	// parameters.
-	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t `+access+`
 		WHERE t.id IN (SELECT value FROM json_each(?)) AND `+where, append([]any{encodeIDs(ids)}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
@@ -131,8 +219,8 @@ func (s *Snapshot) Oldest(ctx context.Context, q memory.Query, n int) ([]memory.
 		return nil, err
 	}
 	where, args := filter(sc, memory.KindObservation, "t")
-	rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
-		ORDER BY t.created_at, t.id LIMIT ?`, append(args, n)...)
+	rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t WHERE `+where+`
+		ORDER BY t.created_at, t.id`+limit(n), args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing observations: %w", err)
 	}
@@ -151,9 +239,9 @@ func (s *Snapshot) Neighbours(ctx context.Context, q memory.Query, c memory.Cand
 		`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
 		`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
 	} {
-		rows, err := s.tx.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
-			WHERE t.session_id = ? AND `+where+` AND `+side+` LIMIT ?`,
-			append(append([]any{c.Session}, args...), ms, ms, c.ID, n)...)
+		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
+			WHERE t.session_id = ? AND `+where+` AND `+side+limit(n),
+			append(append([]any{c.Session}, args...), ms, ms, c.ID)...)
 		if err != nil {
 			return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 		}

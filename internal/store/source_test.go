@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -53,7 +54,7 @@ func TestNewestInLooksAtABudgetOfRows(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				src := &Snapshot{tx: tx, base: sc}
+				src := newSnapshot(tx, sc)
 				got, err = src.NewestIn(ctx, tt.q, search.KindObservation, "deploy", 36, 5, tt.budget)
 				return err
 			})
@@ -62,6 +63,64 @@ func TestNewestInLooksAtABudgetOfRows(t *testing.T) {
 			}
 			if len(got) != tt.want {
 				t.Fatalf("%d rows, want %d: %v", len(got), tt.want, got)
+			}
+		})
+	}
+}
+
+// TestFilterKeepsOnlyTheGivenRows: whichever way Filter reads the table (a
+// walk over dense ids, a lookup each, a project's summaries through its
+// index), it returns the rows among ids that pass the filters, and no row
+// between them that was not asked for.
+func TestFilterKeepsOnlyTheGivenRows(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i, project := range []string{"p", "q", "p", "q", "p", "p"} {
+		session := fmt.Sprintf("s%d", i+1)
+		if _, _, err := db.StartSession(ctx, memory.Session{ID: session, Project: project, Agent: "test", StartedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+		// observation and summary ids are i+1
+		if _, err := db.AddObservation(ctx, memory.Observation{SessionID: session, Type: memory.TypeNote,
+			Title: "note " + session, CreatedAt: at.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.PutSummary(ctx, memory.Summary{SessionID: session, Request: "work " + session,
+			CreatedAt: at.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		k    search.Kind
+		q    search.Query
+		ids  []int64
+		want []int64
+	}{
+		{"dense ids, a gap", search.KindObservation, search.Query{Project: "p"}, []int64{1, 2, 3, 5}, []int64{1, 3, 5}},
+		{"dense ids, all projects", search.KindObservation, search.Query{AllProjects: true}, []int64{2, 4, 5}, []int64{2, 4, 5}},
+		{"sparse ids", search.KindObservation, search.Query{Project: "p"}, []int64{1, 6}, []int64{1, 6}},
+		{"dense ids, an end date", search.KindObservation, search.Query{Project: "p", Until: at.Add(3 * time.Hour)}, []int64{1, 2, 3, 5}, []int64{1, 3}},
+		{"summaries of a project", search.KindSummary, search.Query{Project: "p"}, []int64{2, 3, 4, 6}, []int64{3, 6}},
+		{"summaries of every project", search.KindSummary, search.Query{AllProjects: true}, []int64{2, 3, 4, 6}, []int64{2, 3, 4, 6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int64
+			err := db.Searching(ctx, tt.q, func(s *Snapshot) error {
+				cands, err := s.Filter(ctx, tt.q, tt.k, tt.ids)
+				for _, c := range cands {
+					got = append(got, c.ID)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("Filter(%v) = %v, want %v", tt.ids, got, tt.want)
 			}
 		})
 	}
