@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
@@ -62,6 +63,19 @@ type File struct {
 	Path    string
 	Project string // the project its entries go to; memory.PersonalProject for a personal file
 	parse   func(data []byte) []Entry
+	// root is the work tree a repository's file is read from: only when
+	// its real path, every link resolved, is inside it ("" for the
+	// agents' own files).
+	root string
+}
+
+// read returns the file's content; fsafe.ErrOutside for a repository's
+// file whose real path leaves its work tree.
+func (f File) read() ([]byte, error) {
+	if f.root == "" {
+		return os.ReadFile(f.Path)
+	}
+	return fsafe.ReadFileIn(f.root, f.Path, 0)
 }
 
 // claudeDir is Claude Code's auto memory folder of a project: under its
@@ -135,7 +149,7 @@ func Locate(env Env, kinds []string, project, root string) []File {
 				parse: func(d []byte) []Entry { return parseCodex(string(d), root) }})
 		case memory.SourceRepository:
 			if root != "" {
-				out = append(out, File{Kind: k, Path: RepoPath(root), Project: project, parse: parseRepository})
+				out = append(out, File{Kind: k, Path: RepoPath(root), Project: project, parse: parseRepository, root: root})
 			}
 		case memory.SourceGemini:
 			base := filepath.Join(env.Home, ".gemini")
@@ -239,7 +253,17 @@ func refreshFile(ctx context.Context, st Store, env Env, f File, known map[[2]st
 		if had && !force && prev.Size == sf.Size && prev.Mtime == sf.Mtime {
 			return nil // unchanged: the stat is all it costs
 		}
-		if data, err = os.ReadFile(f.Path); err != nil {
+		data, err = f.read()
+		if errors.Is(err, fsafe.ErrOutside) {
+			// A link in the repository that leads out of its work tree is
+			// not followed: the file counts as gone.
+			if !had || prev.Hash == "" {
+				return nil
+			}
+			sf.Size, sf.Mtime = 0, 0
+			break
+		}
+		if err != nil {
 			return fmt.Errorf("reading %s: %w", f.Path, err)
 		}
 		sum := sha256.Sum256(data)

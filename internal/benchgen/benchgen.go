@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Options shape a generated memory.
@@ -133,13 +134,13 @@ func (g *gen) ident() string {
 	n := nouns[g.r.IntN(len(nouns))]
 	switch g.r.IntN(4) {
 	case 0:
-		return v + title(n)
+		return v + text.UpperFirst(n)
 	case 1:
-		return title(n) + title(nouns[g.r.IntN(len(nouns))])
+		return text.UpperFirst(n) + text.UpperFirst(nouns[g.r.IntN(len(nouns))])
 	case 2:
-		return title(v) + title(n) + "Config"
+		return text.UpperFirst(v) + text.UpperFirst(n) + "Config"
 	default:
-		return v + title(n) + "ID"
+		return v + text.UpperFirst(n) + "ID"
 	}
 }
 
@@ -147,8 +148,6 @@ func (g *gen) errMessage(p *projectVocab) string {
 	f := errForms[g.r.IntN(len(errForms))]
 	return fmt.Sprintf(f, p.idents[g.r.IntN(len(p.idents))], nouns[g.r.IntN(len(nouns))])
 }
-
-func title(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // sentence is 6-16 Zipf-drawn words with an identifier or file now and then.
 func (g *gen) sentence(p *projectVocab) string {
@@ -168,7 +167,7 @@ func (g *gen) sentence(p *projectVocab) string {
 		parts = append(parts, RareWord)
 	}
 	s := strings.Join(parts, " ")
-	return title(s) + "."
+	return text.UpperFirst(s) + "."
 }
 
 func (g *gen) session(p *projectVocab, s, nobs int) error {

@@ -62,7 +62,7 @@ func Preference(prompt string, w Where) *memory.Observation {
 		return nil
 	}
 	stated := strings.TrimSpace(m[1])
-	stated = text.Cut(upperFirst(stated), 200)
+	stated = text.Cut(text.UpperFirst(stated), 200)
 	o := &memory.Observation{Type: memory.TypePattern, Title: stated, Narrative: said, Concepts: []string{"preference"},
 		Provenance: memory.Provenance{Origin: memory.OriginPerson, Agent: w.Agent, Event: "prompt"}}
 	guard.MarkObservation(o)
@@ -76,12 +76,4 @@ func startsAny(s string, prefixes ...string) bool {
 		}
 	}
 	return false
-}
-
-// upperFirst makes the first letter of s upper case ("I prefer ...").
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -82,25 +82,9 @@ func runShareGit(ctx context.Context, app *App, args []string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return UsageErr(err)
 	}
-	path := interchange.RepoFile
-	if dot.Share != "" {
-		path = filepath.FromSlash(dot.Share)
-	}
-	if len(args) == 1 {
-		path = args[0]
-	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(id.Root, path)
-	}
-	rel, err := filepath.Rel(id.Root, path)
-	if err == nil {
-		rel, err = switches.SharePath(rel)
-	}
+	path, rel, err := shareTarget(id.Root, dot.Share, args)
 	if err != nil {
-		return Invalid("PATH", "a file inside the project's work tree", path)
-	}
-	if _, err := fsafe.CheckTarget(path); err != nil {
-		return UsageErr(fmt.Errorf("PATH: %w", err))
+		return err
 	}
 	db, err := app.ReadStore(ctx)
 	if err != nil {
@@ -120,38 +104,7 @@ func runShareGit(ctx context.Context, app *App, args []string) error {
 	if err != nil {
 		return err
 	}
-	lines := map[string]interchange.RepoLine{}
-	for _, l := range existing {
-		lines[l.UUID] = l
-	}
-	local := map[string]bool{}
-	for _, o := range obs {
-		if o.Review.Held() || o.Provenance.Untrusted || o.Provenance.Origin == memory.OriginAgentMemory {
-			continue
-		}
-		local[o.UUID] = true
-		if l, ok := lines[o.UUID]; ok && l.Forgotten != nil {
-			continue // forgotten by someone: the forget wins
-		}
-		o.Title, o.Narrative = privacy.Filter(o.Title), privacy.Filter(o.Narrative)
-		for i := range o.Facts {
-			o.Facts[i] = privacy.Filter(o.Facts[i])
-		}
-		lines[o.UUID] = interchange.RepoLineOf(o)
-	}
-	kept, tombs := 0, 0
-	out := make([]interchange.RepoLine, 0, len(lines))
-	for u, l := range lines {
-		if at, ok := forgotten[u]; ok && !local[u] && l.Forgotten == nil {
-			l = l.Tombstone(at)
-		}
-		if l.Forgotten != nil {
-			tombs++
-		} else {
-			kept++
-		}
-		out = append(out, l)
-	}
+	out, kept, tombs := repoLines(existing, obs, forgotten)
 	data, err := interchange.WriteRepository(out)
 	if err != nil {
 		return err
@@ -186,6 +139,77 @@ func runShareGit(ctx context.Context, app *App, args []string) error {
 	}
 	fmt.Fprintf(app.Text(), "wrote %d records and %d forgotten to %s: commit it to share them\n", kept, tombs, path)
 	return nil
+}
+
+// shareTarget returns the repository file mem share --git writes in the
+// work tree at root (the PATH argument, else the one .mem records, else
+// the default) and its path relative to root as .mem records it. A path
+// that leaves the work tree, lexically or through a link on its way, is
+// bad input.
+func shareTarget(root, recorded string, args []string) (path, rel string, err error) {
+	path = interchange.RepoFile
+	if recorded != "" {
+		path = filepath.FromSlash(recorded)
+	}
+	if len(args) == 1 {
+		path = args[0]
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	rel, err = filepath.Rel(root, path)
+	if err == nil {
+		rel, err = switches.SharePath(rel)
+	}
+	// A folder on the way may be a link the repository committed: the
+	// path must stay in the work tree once links are resolved.
+	if err != nil || !fsafe.StaysIn(root, path) {
+		return "", "", Invalid("PATH", "a file inside the project's work tree", path)
+	}
+	if _, err := fsafe.CheckTarget(path); err != nil {
+		return "", "", UsageErr(fmt.Errorf("PATH: %w", err))
+	}
+	return path, rel, nil
+}
+
+// repoLines merges the project's durable observations into the lines of
+// the repository file as it is: each reviewed, trusted one of this
+// project's own as a line (privacy-filtered), a forget from anyone winning,
+// and what was forgotten here a tombstone. It returns the lines and how
+// many are records and tombstones.
+func repoLines(existing []interchange.RepoLine, obs []memory.Observation, forgotten map[string]time.Time) (out []interchange.RepoLine, kept, tombs int) {
+	lines := map[string]interchange.RepoLine{}
+	for _, l := range existing {
+		lines[l.UUID] = l
+	}
+	local := map[string]bool{}
+	for _, o := range obs {
+		if o.Review.Held() || o.Provenance.Untrusted || o.Provenance.Origin == memory.OriginAgentMemory {
+			continue
+		}
+		local[o.UUID] = true
+		if l, ok := lines[o.UUID]; ok && l.Forgotten != nil {
+			continue // forgotten by someone: the forget wins
+		}
+		o.Title, o.Narrative = privacy.Filter(o.Title), privacy.Filter(o.Narrative)
+		for i := range o.Facts {
+			o.Facts[i] = privacy.Filter(o.Facts[i])
+		}
+		lines[o.UUID] = interchange.RepoLineOf(o)
+	}
+	out = make([]interchange.RepoLine, 0, len(lines))
+	for u, l := range lines {
+		if at, ok := forgotten[u]; ok && !local[u] && l.Forgotten == nil {
+			l = l.Tombstone(at)
+		}
+		if l.Forgotten != nil {
+			tombs++
+		} else {
+			kept++
+		}
+		out = append(out, l)
+	}
+	return out, kept, tombs
 }
 
 func runShare(ctx context.Context, app *App, unshare bool) error {

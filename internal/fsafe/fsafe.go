@@ -291,6 +291,28 @@ func OpenIn(root, rel string) (*os.File, error) {
 	return f, nil
 }
 
+// StaysIn reports whether path, which need not exist yet, stays inside
+// root once the links of the part of it that exists are resolved: what a
+// write needs that may create folders on the way. The last element, when
+// it exists, is resolved too (a write refuses a link there anyway).
+func StaysIn(root, path string) bool {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return false
+	}
+	rest := ""
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return Inside(realRoot, filepath.Join(real, rest))
+		}
+		if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(p) == p {
+			return false
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
+
 // Inside reports whether path is dir or below it (both cleaned, neither
 // resolved: pass real paths).
 func Inside(dir, path string) bool {

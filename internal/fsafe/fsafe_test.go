@@ -215,6 +215,29 @@ func TestInside(t *testing.T) {
 	}
 }
 
+// StaysIn: a path to write, existing or not, stays in the root unless a
+// link on its existing part leads out.
+func TestStaysIn(t *testing.T) {
+	root, _ := tree(t)
+	for _, c := range []struct {
+		rel  string
+		want bool
+	}{
+		{"file", true},
+		{"new.jsonl", true},
+		{"sub/new/deeper/m.jsonl", true},
+		{"in-link", true},
+		{"out-link", false},
+		{"out-dir/m.jsonl", false},
+		{"out-dir/new/m.jsonl", false},
+		{"../m.jsonl", false},
+	} {
+		if got := StaysIn(root, filepath.Join(root, c.rel)); got != c.want {
+			t.Errorf("StaysIn(root, %q) = %v, want %v", c.rel, got, c.want)
+		}
+	}
+}
+
 func TestShred(t *testing.T) {
 	root, outside := tree(t)
 	// A descriptor opened before shows what became of the file's blocks.

@@ -491,6 +491,11 @@ func (t *turn) recordKind(ctx context.Context) error {
 				return err
 			}
 			t.s.PromptCount = p.PromptNumber
+			// A subagent's prompt is the parent model's words, not the
+			// user's: no preference of the user's comes from it.
+			if t.s.ParentID != "" {
+				return nil
+			}
 			if o := capture.Preference(text, t.where()); o != nil {
 				return t.preference(ctx, *o)
 			}

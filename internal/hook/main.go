@@ -70,7 +70,9 @@ func Main(ctx context.Context, cfg *config.Config, env Env, log *Logger, name st
 		db.Store(d)
 		return d, err
 	}
-	h, err := newHandler(cfg, env, open, min(drainFor, time.Until(started.Add(deadline))/4),
+	// A process started past its deadline (starved before it got here)
+	// drains nothing, but still keeps its event.
+	h, err := newHandler(cfg, env, open, max(0, min(drainFor, time.Until(started.Add(deadline))/4)),
 		func(format string, a ...any) { log.Printf(fail, format, a...) })
 	if err != nil {
 		log.Printf(fail, "%v", err)

@@ -90,8 +90,11 @@ func (h *Handler) hold(j job) *spool.Held {
 // applied when it arrived (spool.Applier).
 func (h *Handler) ApplySpooled(ctx context.Context, tx *store.DB, id string, data []byte) error {
 	var j job
-	if err := json.Unmarshal(data, &j); err != nil || j.V != jobVersion {
-		return fmt.Errorf("%w (version %d): %v", spool.ErrUnreadable, j.V, err)
+	if err := json.Unmarshal(data, &j); err != nil {
+		return fmt.Errorf("%w: %w", spool.ErrUnreadable, err)
+	}
+	if j.V != jobVersion {
+		return fmt.Errorf("%w: version %d, want %d", spool.ErrUnreadable, j.V, jobVersion)
 	}
 	j.ID = id
 	return h.turn(tx, j, true, false).record(ctx)

@@ -146,6 +146,21 @@ func TestAnUnreadableRecordIsSetAside(t *testing.T) {
 	}
 }
 
+// A record that is not JSON, or of another version, is unreadable, and
+// the reason stays in the error's chain.
+func TestApplySpooledNamesWhyARecordIsUnreadable(t *testing.T) {
+	r, _ := spoolRig(t)
+	var syntax *json.SyntaxError
+	err := r.h.ApplySpooled(context.Background(), r.db, "x", []byte("{not json"))
+	if !errors.Is(err, spool.ErrUnreadable) || !errors.As(err, &syntax) {
+		t.Errorf("not JSON: %v; want ErrUnreadable and the JSON error wrapped", err)
+	}
+	err = r.h.ApplySpooled(context.Background(), r.db, "x", []byte(`{"v":99}`))
+	if !errors.Is(err, spool.ErrUnreadable) || !strings.Contains(err.Error(), "version 99") {
+		t.Errorf("another version: %v", err)
+	}
+}
+
 // TestSpooledEventIsExact: what is spooled decodes to the same event (the
 // tool's JSON compacted, the same value), for every Claude Code sample.
 func TestSpooledEventIsExact(t *testing.T) {

@@ -210,16 +210,25 @@ func WriteShare(root, rel string) (string, error) {
 }
 
 // SharePath checks the path of a repository's memory file as .mem records
-// it: relative to the project root, inside its work tree (not .git, not
-// .mem itself), slash-separated; it returns it cleaned.
+// it: relative to the project root, inside its work tree (not in a .git
+// folder, not .mem itself), slash-separated; it returns it cleaned. Names
+// are compared as a case-insensitive or Windows file system sees them
+// (".GIT", ".git.", "GIT~1" are .git there).
 func SharePath(p string) (string, error) {
 	c := path.Clean(filepath.ToSlash(p))
-	if p == "" || path.IsAbs(c) || filepath.IsAbs(p) || c == "." || c == ".." || strings.HasPrefix(c, "../") || c == FileName ||
-		c == ".git" || strings.HasPrefix(c, ".git/") {
+	bad := p == "" || path.IsAbs(c) || filepath.IsAbs(p) || c == "." || c == ".." || strings.HasPrefix(c, "../") || sameName(c, FileName)
+	for _, e := range strings.Split(c, "/") {
+		bad = bad || sameName(e, ".git") || strings.EqualFold(e, "git~1")
+	}
+	if bad {
 		return "", fmt.Errorf("want a file path relative to the project root, in its work tree (not .git, not .mem), got %q", p)
 	}
 	return c, nil
 }
+
+// sameName reports whether a path element names want on a file system
+// that ignores case and trailing dots and spaces.
+func sameName(e, want string) bool { return strings.EqualFold(strings.TrimRight(e, ". "), want) }
 
 // isShare reports whether a trimmed line of .mem is its share line.
 func isShare(t string) bool {

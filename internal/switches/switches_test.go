@@ -78,6 +78,15 @@ func TestSharePath(t *testing.T) {
 		{".mem", ""},
 		{".git/memory.jsonl", ""},
 		{".github/memory.jsonl", ".github/memory.jsonl"},
+		// The same names as a case-insensitive or Windows file system sees
+		// them, and a nested repository's .git.
+		{".GIT/hooks/pre-commit", ""},
+		{".Git./config", ""},
+		{"GIT~1/config", ""},
+		{"vendor/lib/.git/hooks/pre-commit", ""},
+		{".MEM", ""},
+		{"docs/.mem", "docs/.mem"},
+		{"docs/.gitkeep", "docs/.gitkeep"},
 	} {
 		got, err := SharePath(tt.in)
 		if (err != nil) != (tt.want == "") || got != tt.want {

@@ -3,6 +3,7 @@ package text
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // SplitIdent splits an identifier at lower-to-upper and letter-digit
@@ -63,4 +64,13 @@ func Cut(s string, max int) string {
 		return s
 	}
 	return strings.TrimSpace(string(r[:max-1])) + "…"
+}
+
+// UpperFirst returns s with its first letter in upper case.
+func UpperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }

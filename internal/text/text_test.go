@@ -197,3 +197,11 @@ func TestASCIILower(t *testing.T) {
 		}
 	}
 }
+
+func TestUpperFirst(t *testing.T) {
+	for in, want := range map[string]string{"": "", "i prefer tabs": "I prefer tabs", "über": "Über", "Already": "Already", "\xffx": "\xffx"} {
+		if got := UpperFirst(in); got != want {
+			t.Errorf("UpperFirst(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
