@@ -319,7 +319,7 @@ func (h *Handler) turnIn(ctx context.Context, db *store.DB, j job, capture, inje
 			}
 		}
 		if inject && (record || !t.answerReads()) {
-			reply, answerErr = t.answer(context.WithoutCancel(ctx))
+			reply, answerErr = t.answerInWrite(context.WithoutCancel(ctx))
 			answered = true
 		}
 		return nil
@@ -576,6 +576,19 @@ func (t *turn) answer(ctx context.Context) (Reply, error) {
 		return t.context(ctx, parts, r.FilesRead, edited)
 	}
 	return Reply{}, nil
+}
+
+// answerInWrite is answer in the transaction that records the event: a
+// panic while building the reply fails the reply, not the event, which is
+// still recorded (a panic left to unwind through the transaction would
+// leave it uncommitted, and the event's record in the spool removed).
+func (t *turn) answerInWrite(ctx context.Context) (r Reply, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = Reply{}, fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return t.answer(ctx)
 }
 
 // ensure makes sure the session exists, and loads it. It reads first: most

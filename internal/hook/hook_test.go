@@ -244,6 +244,37 @@ func TestPanicIsRecovered(t *testing.T) {
 	}
 }
 
+// A reply built in the event's write transaction that panics fails the
+// reply, not the event: the session start and the prompt are recorded,
+// and the next event finds the database free.
+func TestAPanickingReplyKeepsItsEvent(t *testing.T) {
+	r := newRig(t)
+	r.mem.block = func(context.Context, *store.DB, memory.Session, string) (string, error) { panic("block boom") }
+	r.mem.context = func(context.Context, *store.DB, remember.Turn) (string, error) { panic("context boom") }
+	ctx := context.Background()
+	for _, ev := range []string{
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`,
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"the wombat prompt"}`,
+	} {
+		var out, errw bytes.Buffer
+		run := &Runner{Adapter: adapter("claude"), Handler: r.h, Deadline: 2 * time.Second,
+			Getenv: func(string) string { return "" }, Log: &Logger{Err: &errw}}
+		run.Run(ctx, strings.NewReader(ev), &out)
+		if out.Len() != 0 || !strings.Contains(errw.String(), "boom") {
+			t.Fatalf("%s: out %q, log %q", ev, out.String(), errw.String())
+		}
+	}
+	if _, err := r.db.Session(ctx, "s1"); err != nil {
+		t.Fatalf("the session start whose block panicked was not recorded: %v", err)
+	}
+	if ps, err := r.db.Prompts(ctx, "s1"); err != nil || len(ps) != 1 {
+		t.Fatalf("prompts of s1: %+v, %v; want the one whose context panicked", ps, err)
+	}
+	if n, _, err := spool.Beside(r.db.Path()).Len(); err != nil || n != 0 {
+		t.Errorf("spool: %d waiting (%v), want 0: both events are in the database", n, err)
+	}
+}
+
 func TestCaptureOffStoresNothingButInjects(t *testing.T) {
 	r := newRig(t)
 	r.h.Switches = func(string) switches.Decision { return switches.Decision{Inject: true} }

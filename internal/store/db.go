@@ -316,8 +316,15 @@ func (db *DB) tx(ctx context.Context, fn func(*sqlx.Tx) error) error {
 	})
 }
 
-// commitOrRollback runs fn in t and commits, or rolls back when fn fails.
+// commitOrRollback runs fn in t and commits, or rolls back when fn fails
+// or panics (the panic goes on, without the write lock held).
 func commitOrRollback(t *sqlx.Tx, fn func(*sqlx.Tx) error) error {
+	defer func() {
+		if r := recover(); r != nil {
+			_ = t.Rollback()
+			panic(r)
+		}
+	}()
 	if err := fn(t); err != nil {
 		_ = t.Rollback()
 		return mapErr(err)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -77,7 +78,11 @@ func (s *Snapshot) Newest(ctx context.Context, k memory.Kind, unit string, n int
 	if err != nil {
 		return nil, fmt.Errorf("full-text search of %s: %w", kt.table, err)
 	}
-	return parseIDs(list.String)
+	ids, err := parseIDs(list.String)
+	// group_concat keeps the subquery's order in SQLite as it is, which
+	// SQLite does not promise: newest first is made sure of here.
+	slices.SortFunc(ids, func(a, b int64) int { return cmp.Compare(b, a) })
+	return ids, err
 }
 
 // scanOne scans the one row of rows into dest and closes them.

@@ -113,3 +113,30 @@ func TestAWriteInAReadFails(t *testing.T) {
 		t.Error("a write in a Read succeeded")
 	}
 }
+
+// A write whose function panics (a handler that mem web's server recovers)
+// rolls its transaction back: the write lock is not kept, so the next write
+// goes through at once.
+func TestAPanickingWriteReleasesTheLock(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the panic did not come through")
+			}
+		}()
+		_ = db.Write(ctx, func(tx *DB) error {
+			if _, err := tx.EnsureSession(ctx, memory.Session{ID: "lost", Project: "p"}); err != nil {
+				return err
+			}
+			panic("a handler failed")
+		})
+	}()
+	if _, err := db.WithWait(0).EnsureSession(ctx, memory.Session{ID: "s", Project: "p"}); err != nil {
+		t.Fatalf("the next write: %v", err)
+	}
+	if _, err := db.Session(ctx, "lost"); err == nil {
+		t.Error("the panicking write's session was kept")
+	}
+}
