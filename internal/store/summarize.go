@@ -124,7 +124,7 @@ type MaintainReport struct {
 	PendingDropped int64 `json:"pending_dropped"`
 	// InjectionsDropped counts the injections older than KeepInjections.
 	InjectionsDropped int64 `json:"injections_dropped,omitempty"`
-	FTSOptimized   int   `json:"fts_optimized"`
+	FTSOptimized      int   `json:"fts_optimized"`
 	// WALBusy is true when readers kept the checkpoint from truncating the WAL.
 	WALBusy bool `json:"wal_busy"`
 	// WALPages is the size of the WAL in pages before the checkpoint.
