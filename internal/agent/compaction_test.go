@@ -20,7 +20,7 @@ func TestAdaptersSayHowTheirAgentCompacts(t *testing.T) {
 		{"gemini", `{"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}`, false, false},
 		{"gemini", `{"hook_event_name":"BeforeAgent","session_id":"s","prompt":"p"}`, true, false},
 		{"gemini", `{"hook_event_name":"SessionStart","session_id":"s","source":"startup"}`, true, false},
-		{"gemini", `{"hook_event_name":"AfterTool","session_id":"s","tool_name":"read_file"}`, false, false},
+		{"gemini", `{"hook_event_name":"AfterTool","session_id":"s","tool_name":"read_file"}`, true, false},
 		{"copilot", `{"hook_event_name":"PreCompact","session_id":"s","trigger":"auto"}`, true, false},
 		{"copilot", `{"hook_event_name":"PreCompact","session_id":"s","trigger":"manual"}`, true, false},
 		{"copilot", `{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"p"}`, true, false},
@@ -37,6 +37,36 @@ func TestAdaptersSayHowTheirAgentCompacts(t *testing.T) {
 		if ev.CompactionAtPrompt != tc.atPrompt || ev.CheckpointFirst != tc.before {
 			t.Errorf("%s %s: block at prompt %v, checkpoint first %v; want %v, %v",
 				tc.agent, tc.event, ev.CompactionAtPrompt, ev.CheckpointFirst, tc.atPrompt, tc.before)
+		}
+	}
+}
+
+// TestGeminiSaysWhereACompactionWouldShow: an automatic PreCompress may or
+// may not compress; it names the transcript where a compression would show,
+// and the events after it say the transcript can be read for it by now. A
+// manual one compresses: nothing to read.
+func TestGeminiSaysWhereACompactionWouldShow(t *testing.T) {
+	const tr = `"transcript_path":"/h/.gemini/tmp/p/chats/session-1.jsonl"`
+	for _, tc := range []struct {
+		event           string
+		unsure, settled bool
+		transcript      string
+	}{
+		{`{"hook_event_name":"PreCompress","session_id":"s","trigger":"auto",` + tr + `}`, true, false, "/h/.gemini/tmp/p/chats/session-1.jsonl"},
+		{`{"hook_event_name":"PreCompress","session_id":"s","trigger":"auto"}`, false, false, ""},
+		{`{"hook_event_name":"PreCompress","session_id":"s","trigger":"manual",` + tr + `}`, false, false, ""},
+		{`{"hook_event_name":"AfterTool","session_id":"s","tool_name":"read_file",` + tr + `}`, false, true, "/h/.gemini/tmp/p/chats/session-1.jsonl"},
+		{`{"hook_event_name":"BeforeAgent","session_id":"s","prompt":"p",` + tr + `}`, false, true, "/h/.gemini/tmp/p/chats/session-1.jsonl"},
+		{`{"hook_event_name":"AfterAgent","session_id":"s","prompt_response":"r",` + tr + `}`, false, true, "/h/.gemini/tmp/p/chats/session-1.jsonl"},
+		{`{"hook_event_name":"SessionStart","session_id":"s","source":"startup",` + tr + `}`, false, false, ""},
+	} {
+		ev, err := lookup(t, "gemini").Adapter.Decode([]byte(tc.event), func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.CompactionUnsure != tc.unsure || ev.CompactionSettled != tc.settled || ev.Transcript != tc.transcript {
+			t.Errorf("%s: unsure %v, settled %v, transcript %q; want %v, %v, %q", tc.event,
+				ev.CompactionUnsure, ev.CompactionSettled, ev.Transcript, tc.unsure, tc.settled, tc.transcript)
 		}
 	}
 }

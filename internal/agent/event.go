@@ -56,13 +56,28 @@ type Event struct {
 	// Transcript and TurnID name, at a Codex Stop, where the turn's edits
 	// that no tool event reported are (apply_patch run through its shell);
 	// they are read when the event is recorded, only with capture on.
+	// Gemini CLI's events name their transcript too (see CompactionUnsure).
 	Transcript string `json:",omitempty"`
 	TurnID     string `json:",omitempty"`
+	// CompactionUnsure is set on a pre-compact event that may or may not
+	// be followed by a compaction (Gemini CLI's automatic PreCompress
+	// fires on every turn, before it checks its threshold): where
+	// Transcript ends now is noted on the session, and the next event that
+	// sets CompactionSettled reads what the agent appended since. When that
+	// shows a compaction, the session is marked as a pre-compact event with
+	// CompactionAtPrompt marks it; otherwise nothing is given.
+	CompactionUnsure  bool `json:",omitempty"`
+	CompactionSettled bool `json:",omitempty"`
+	// TranscriptSize is the size of Transcript when a CompactionUnsure
+	// event arrived (read by the hook before it records or spools the
+	// event); -1 when it could not be read.
+	TranscriptSize int64 `json:",omitempty"`
 	// CompactionAtPrompt is set by the adapter of an agent that takes no
 	// context when it compacts: the compaction block waits, marked on the
 	// session, for the next prompt. A pre-compact event that sets it marks
 	// the session (one that may not compact leaves it unset), a prompt
-	// takes the mark and gives the block, a session start drops it.
+	// (or a tool event whose reply reaches the model) takes the mark and
+	// gives the block, a session start drops it.
 	CompactionAtPrompt bool `json:",omitempty"`
 	// CheckpointFirst is set on a compacted event that comes before the
 	// compaction rather than after it: the session is checkpointed first.

@@ -27,22 +27,29 @@ func (gemini) Decode(data []byte, getenv func(string) string) (Event, error) {
 	if ev.Source == "" {
 		ev.Source = text(e.Trigger)
 	}
+	transcript := text(e.Transcript)
 	switch ev.Name {
 	case "SessionStart":
 		ev.Kind, ev.CompactionAtPrompt = KindSessionStart, true
 	case "BeforeAgent":
 		ev.Kind, ev.Prompt, ev.CompactionAtPrompt = KindPrompt, text(e.Prompt), true
+		ev.Transcript, ev.CompactionSettled = transcript, true
 	case "AfterTool":
-		ev.Kind, ev.Call, ev.ContextAfterTool = KindTool, e.call(), true
+		ev.Kind, ev.Call, ev.ContextAfterTool, ev.CompactionAtPrompt = KindTool, e.call(), true, true
+		ev.Transcript, ev.CompactionSettled = transcript, true
 	case "PreCompress":
 		// Gemini takes no context here: checkpoint now, and give the
-		// compaction block with the next prompt. It fires an automatic
-		// PreCompress before it checks its threshold, on every turn,
-		// compressed or not: only /compress (manual) is known to compress,
-		// so only it is followed by the block.
+		// compaction block with the next prompt or tool result. /compress
+		// (manual) compresses; an automatic PreCompress fires before Gemini
+		// checks its threshold, on every turn, compressed or not: whether
+		// it compressed shows in the transcript by the next event.
 		ev.Kind, ev.CompactionAtPrompt = KindPreCompact, ev.Source == "manual"
+		if !ev.CompactionAtPrompt {
+			ev.Transcript, ev.CompactionUnsure = transcript, transcript != ""
+		}
 	case "AfterAgent":
 		ev.Kind, ev.Message = KindStop, text(e.PromptResponse)
+		ev.Transcript, ev.CompactionSettled = transcript, true
 	case "SessionEnd":
 		ev.Kind = KindSessionEnd
 	}

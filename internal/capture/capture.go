@@ -54,6 +54,10 @@ type Result struct {
 	// the lines it occupies can be cited. It is not filtered: it is only
 	// looked for in the file, never stored or shown.
 	Written string `json:"-"`
+	// Fetched are the memory entries (#12, S3) the call fetched through mem
+	// itself (mem get, search, timeline), for the feedback on what mem
+	// injected.
+	Fetched []string `json:",omitempty"`
 }
 
 // Run is a command run.

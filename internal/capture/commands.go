@@ -159,10 +159,11 @@ func commandResult(c Call, in map[string]any, w Where) Result {
 	run := &Run{Command: cmd, Failed: failed, IsCheck: check}
 	if !failed {
 		reads := relPaths(shellReads(cmd, out.text), w)
+		fetched := fetchedRefs(cmd, out.text)
 		if check {
-			return Result{Check: run, FilesRead: reads}
+			return Result{Check: run, FilesRead: reads, Fetched: fetched}
 		}
-		return Result{FilesRead: reads}
+		return Result{FilesRead: reads, Fetched: fetched}
 	}
 	errLine := errorLine(out.text)
 	if readsSecretFile(cmd, out.text) {

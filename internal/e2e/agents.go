@@ -33,6 +33,10 @@ type Agent struct {
 	// Resume returns the arguments that run prompt in session id, for the
 	// CLIs the harness can make compact headless (nil: no compaction check).
 	Resume func(h *H, id, prompt string) []string
+	// ResumeLatest returns the arguments that run prompt in the CLI's
+	// latest session, for the CLIs that compress on their own when the
+	// model reports a full context (nil: no automatic compression check).
+	ResumeLatest func(h *H, prompt string) []string
 	// Downloads are paths (relative to HOME) the CLI must not fill because
 	// mem is installed (it downloads into them).
 	Downloads []string
@@ -116,6 +120,9 @@ var geminiAgent = &Agent{
 	},
 	Args: func(h *H, prompt string) []string {
 		return []string{"gemini", "-p", prompt, "--yolo", "--model", "gemini-2.5-flash"}
+	},
+	ResumeLatest: func(h *H, prompt string) []string {
+		return []string{"gemini", "--resume", "latest", "-p", prompt, "--yolo", "--model", "gemini-2.5-flash"}
 	},
 	ToolCall: func(h *H, s Step, tools []string) Call {
 		a := s.Args

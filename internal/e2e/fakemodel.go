@@ -20,6 +20,9 @@ type Step struct {
 	Tool string            // abstract tool: read, grep, edit, shell, mcp_search, remember; "" for text
 	Args map[string]string // abstract arguments (file, pattern, old, new, command, query)
 	Text string
+	// PromptTokens is the prompt size the answer reports (Gemini's
+	// usageMetadata); 0: 100. A full context makes the CLI compress.
+	PromptTokens int
 	// Seen is every string of the request the step answers (set by the
 	// server): a step may take an argument from what the CLI told the
 	// model, such as the path of its memory file.
@@ -213,7 +216,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case "responses":
 		replyResponses(w, id, step.Text, call)
 	case "gemini":
-		replyGemini(w, step.Text, call, t.stream)
+		replyGemini(w, step.Text, call, t.stream, step.PromptTokens)
 	case "chat":
 		replyChat(w, id, step.Text, call, t.stream)
 	}

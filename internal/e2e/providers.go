@@ -228,7 +228,10 @@ func parseGemini(body []byte) (turn, error) {
 	return t, nil
 }
 
-func replyGemini(w http.ResponseWriter, text string, call *Call, stream bool) {
+func replyGemini(w http.ResponseWriter, text string, call *Call, stream bool, promptTokens int) {
+	if promptTokens == 0 {
+		promptTokens = 100
+	}
 	part := map[string]any{"text": text}
 	if call != nil {
 		part = map[string]any{"functionCall": map[string]any{"name": call.Name, "args": argsMap(call)}}
@@ -236,7 +239,7 @@ func replyGemini(w http.ResponseWriter, text string, call *Call, stream bool) {
 	resp := map[string]any{
 		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}},
 			"finishReason": "STOP", "index": 0}},
-		"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
+		"usageMetadata": map[string]any{"promptTokenCount": promptTokens, "candidatesTokenCount": 10, "totalTokenCount": promptTokens + 10},
 		"modelVersion":  "fake",
 	}
 	if !stream {

@@ -373,6 +373,9 @@ func (h *H) sessions() {
 	if h.Agent.Resume != nil {
 		h.compaction(rc.Session)
 	}
+	if h.Agent.ResumeLatest != nil {
+		h.autoCompaction()
+	}
 }
 
 // poisonMark marks the payload a tool result carries in the poison session.

@@ -158,6 +158,11 @@ func (h *Handler) handle(ctx context.Context, ev Event, settled func()) (Reply, 
 	// A prompt is filtered once, before it is spooled, recorded or handed
 	// to the context sources.
 	ev.Prompt = privacy.Filter(ev.Prompt)
+	// Where the transcript ends is read on arrival: a spooled event is
+	// applied later, when the agent may have written more.
+	if ev.CompactionUnsure {
+		ev.TranscriptSize = transcriptSize(ev.Transcript)
+	}
 	dir := ev.ProjectDir
 	if dir == "" {
 		dir = ev.Cwd
@@ -433,8 +438,20 @@ type turn struct {
 	analysis *capture.Result
 }
 
-// record does what the event changes in the database.
+// record does what the event changes in the database; after a pre-compact
+// event that may or may not have compacted, it reads whether it did.
 func (t *turn) record(ctx context.Context) error {
+	if err := t.recordKind(ctx); err != nil {
+		return err
+	}
+	if t.ev.CompactionSettled && t.ev.Transcript != "" {
+		return t.settleCompaction(ctx)
+	}
+	return nil
+}
+
+// recordKind does what an event of its kind changes in the database.
+func (t *turn) recordKind(ctx context.Context) error {
 	switch t.ev.Kind {
 	case KindSessionStart:
 		s, _, err := t.db.StartSession(ctx, t.s)
@@ -491,11 +508,14 @@ func (t *turn) record(ctx context.Context) error {
 		}
 		t.checkpoint(ctx)
 		// The agent takes no context now: its adapter says so when a
-		// compaction surely follows, and the next prompt gets the block.
+		// compaction surely follows, and the next prompt gets the block;
+		// when one may follow, the next event looks.
 		if t.ev.CompactionAtPrompt {
 			if _, err := t.db.PutSessionMark(ctx, t.s.ID, markKind, markCompacted, t.at); err != nil {
 				return err
 			}
+		} else if t.ev.CompactionUnsure {
+			return t.noteCompaction(ctx)
 		}
 	case KindStop:
 		for _, c := range codexShellPatches(t.ev.Transcript, t.ev.TurnID) {
@@ -545,7 +565,15 @@ func (t *turn) answer(ctx context.Context) (Reply, error) {
 		if r.Observation != nil {
 			edited = r.Observation.FilesModified
 		}
-		return t.context(ctx, nil, r.FilesRead, edited)
+		var parts []string
+		if t.ev.ContextAfterTool {
+			b, err := t.compactionBlock(ctx)
+			if err != nil {
+				return Reply{}, err
+			}
+			parts = append(parts, b)
+		}
+		return t.context(ctx, parts, r.FilesRead, edited)
 	}
 	return Reply{}, nil
 }
@@ -651,21 +679,25 @@ func (t *turn) reply(parts ...string) Reply {
 }
 
 func (t *turn) prompt(ctx context.Context) (Reply, error) {
-	var parts []string
-	if t.capture && t.ev.CompactionAtPrompt {
-		took, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted)
-		if err != nil {
-			return Reply{}, err
-		}
-		if took {
-			b, err := t.h.Memory.Block(ctx, t.db, t.s, true)
-			if err != nil {
-				return Reply{}, err
-			}
-			parts = append(parts, b)
-		}
+	b, err := t.compactionBlock(ctx)
+	if err != nil {
+		return Reply{}, err
 	}
-	return t.promptContext(ctx, parts)
+	return t.promptContext(ctx, []string{b})
+}
+
+// compactionBlock takes the session's mark of a compaction whose block is
+// still to come, when the agent takes it at this event, and returns the
+// block ("" for none).
+func (t *turn) compactionBlock(ctx context.Context) (string, error) {
+	if !t.capture || !t.ev.CompactionAtPrompt {
+		return "", nil
+	}
+	took, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted)
+	if err != nil || !took {
+		return "", err
+	}
+	return t.h.Memory.Block(ctx, t.db, t.s, true)
 }
 
 // promptContext adds what the session is waiting for (prompt-time recall).
@@ -736,6 +768,11 @@ func (t *turn) toolCall(ctx context.Context, call capture.Call) error {
 		if err := t.db.AddFilesRead(ctx, t.s.ID, r.FilesRead, t.at); err != nil {
 			return err
 		}
+	}
+	// The agent fetched entries mem gave it: the feedback on what it
+	// injected.
+	if err := t.db.UseEntries(ctx, t.project, r.Fetched, t.at); err != nil {
+		return err
 	}
 	o := r.Observation
 	var earlier []memory.Observation // what o may replace, newest first

@@ -111,6 +111,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 		out.NextOffset = q.Offset + q.Limit
 	}
 	out.Next = searchNext(in.Query, out)
+	s.fetchedEntries(ctx, out.Results)
 	return textResult(renderSearch(out)), out, nil
 }
 
@@ -222,6 +223,7 @@ func (s *Server) timeline(ctx context.Context, _ *mcp.CallToolRequest, in Timeli
 		out.Session = hits[0].SessionID
 	}
 	out.Next = timelineNext(out)
+	s.fetchedEntries(ctx, out.Entries)
 	return textResult(renderTimeline(out)), out, nil
 }
 

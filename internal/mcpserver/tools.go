@@ -92,7 +92,35 @@ func (s *Server) getObservations(ctx context.Context, _ *mcp.CallToolRequest, in
 	if err := cite.Annotate(ctx, s.citations(), obs); err != nil {
 		return nil, GetOutput{}, s.toolError("get_observations", err)
 	}
+	refs := make([]string, len(obs))
+	for i, o := range obs {
+		refs[i] = memory.ObservationRef(o.ID)
+	}
+	s.fetched(ctx, refs)
 	return nil, GetOutput{Observations: obs}, nil
+}
+
+// fetched records that the agent fetched entries (the feedback on what mem
+// injected); a failure is logged, never the tool's.
+func (s *Server) fetched(ctx context.Context, refs []string) {
+	if err := s.opts.DB.UseEntries(ctx, s.opts.Project, refs, s.opts.Now()); err != nil {
+		s.opts.Logger.Warn(err.Error())
+	}
+}
+
+// fetchedEntries records the observations and summaries of an index the
+// agent was given.
+func (s *Server) fetchedEntries(ctx context.Context, list []IndexEntry) {
+	var refs []string
+	for _, e := range list {
+		switch e.Kind {
+		case memory.KindObservation:
+			refs = append(refs, memory.ObservationRef(e.ID))
+		case memory.KindSummary:
+			refs = append(refs, memory.SummaryRef(e.ID))
+		}
+	}
+	s.fetched(ctx, refs)
 }
 
 func (s *Server) saveObservation(ctx context.Context, req *mcp.CallToolRequest, in SaveInput) (*mcp.CallToolResult, SaveOutput, error) {

@@ -69,8 +69,13 @@ func (e *Engine) PromptContext(ctx context.Context, db *store.DB, s triggers.Ses
 			return err
 		}
 		es, err := e.Collector(tx).Consume(ctx, s.ID, maxChars)
+		if err != nil {
+			return err
+		}
 		block = collector.Render(es)
-		return err
+		// A failure to record what was given does not withhold it.
+		_ = recordConsumed(ctx, tx, s, es, e.now())
+		return nil
 	})
 	return block, rep, err
 }
@@ -100,8 +105,13 @@ func (e *Engine) FileContext(ctx context.Context, db *store.DB, s triggers.Sessi
 			return nil
 		}
 		es, err := e.Collector(tx).ConsumeNew(ctx, s.ID, maxChars)
+		if err != nil {
+			return err
+		}
 		block = collector.Render(es)
-		return err
+		// A failure to record what was given does not withhold it.
+		_ = recordConsumed(ctx, tx, s, es, e.now())
+		return nil
 	})
 	return block, rep, err
 }

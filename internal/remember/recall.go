@@ -52,6 +52,9 @@ func (e *Engine) Block(ctx context.Context, db *store.DB, s memory.Session, comp
 	if err != nil {
 		return "", err
 	}
+	// In a hook's write transaction the block is recorded as given; a
+	// failure to record it does not withhold it.
+	_ = recordBlock(ctx, db, s, res, compact, e.now())
 	// What the check learnt is kept, so that the next block only stats
 	// the files: in the hook event's write transaction when db is in one
 	// (no write of its own). In a read transaction it cannot be kept, and

@@ -139,6 +139,7 @@ func deleteSessions(ctx context.Context, tx *sqlx.Tx, where string, args ...any)
 		{`DELETE FROM prompts WHERE session_id IN (` + sel + `)`, &d.Prompts},
 		{`DELETE FROM pending_context WHERE session_id IN (` + sel + `)`, nil},
 		{`DELETE FROM session_marks WHERE session_id IN (` + sel + `)`, nil},
+		{`DELETE FROM injections WHERE session_id IN (` + sel + `)`, nil},
 		{`DELETE FROM sessions WHERE ` + where, &d.Sessions},
 	}
 	for _, s := range steps {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // PutSessionMark records that something happened to a session (kind, key),
@@ -26,4 +28,19 @@ func (db *DB) TakeSessionMark(ctx context.Context, sessionID, kind, key string) 
 		return false, fmt.Errorf("reading mark of session %s: %w", sessionID, err)
 	}
 	return n == 1, nil
+}
+
+// TakeSessionMarksWithPrefix removes a session's marks of a kind whose key
+// starts with prefix and returns their keys, so that exactly one caller
+// acts on them.
+func (db *DB) TakeSessionMarksWithPrefix(ctx context.Context, sessionID, kind, prefix string) ([]string, error) {
+	var keys []string
+	err := db.tx(ctx, func(t *sqlx.Tx) error {
+		return t.SelectContext(ctx, &keys, `DELETE FROM session_marks WHERE session_id = ? AND kind = ? AND key LIKE ? ESCAPE '\'
+			RETURNING key`, sessionID, kind, likeEscape(prefix)+"%")
+	})
+	if err != nil {
+		return nil, fmt.Errorf("taking marks of session %s: %w", sessionID, err)
+	}
+	return keys, nil
 }

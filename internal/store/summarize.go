@@ -122,7 +122,9 @@ func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
 // MaintainReport says what Maintain did.
 type MaintainReport struct {
 	PendingDropped int64 `json:"pending_dropped"`
-	FTSOptimized   int   `json:"fts_optimized"`
+	// InjectionsDropped counts the injections older than KeepInjections.
+	InjectionsDropped int64 `json:"injections_dropped,omitempty"`
+	FTSOptimized      int   `json:"fts_optimized"`
 	// WALBusy is true when readers kept the checkpoint from truncating the WAL.
 	WALBusy bool `json:"wal_busy"`
 	// WALPages is the size of the WAL in pages before the checkpoint.
@@ -188,9 +190,14 @@ func reindexLast(ctx context.Context, tx *sqlx.Tx, t string) error {
 	return err
 }
 
+// KeepInjections is how long the record of what was injected is kept (what
+// mem stats and the viewer count injected memory's worth from); the
+// maintenance drops older rows.
+const KeepInjections = 90 * 24 * time.Hour
+
 // Maintain tidies the database: it drops the pending context of sessions
-// that ended before endedBefore (and of sessions that no longer exist),
-// merges the FTS5 indexes, lets SQLite refresh its query statistics and
+// that ended before endedBefore (and of sessions that no longer exist) and
+// the injections KeepInjections older than endedBefore, merges the FTS5 indexes, lets SQLite refresh its query statistics and
 // truncates the WAL. Each step is its own short transaction, retried while
 // another process holds the database; one it holds for longer than the
 // wait is skipped and named in Skipped (the WAL's in WALBusy), rather than
@@ -216,9 +223,14 @@ func (db *DB) Maintain(ctx context.Context, endedBefore time.Time) (MaintainRepo
 			return err
 		}
 		r.PendingDropped, _ = res.RowsAffected()
+		res, err = tx.ExecContext(ctx, `DELETE FROM injections WHERE at < ?`, toMillis(endedBefore.Add(-KeepInjections)))
+		if err != nil {
+			return err
+		}
+		r.InjectionsDropped, _ = res.RowsAffected()
 		return nil
 	})
-	if err := step("dropping old pending context", err); err != nil {
+	if err := step("dropping old pending context and injections", err); err != nil {
 		return r, err
 	}
 	for _, t := range ftsTables {

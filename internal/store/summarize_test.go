@@ -201,3 +201,29 @@ func TestPendingAfterForgottenSummary(t *testing.T) {
 		t.Errorf("pending after later activity: %s, want %s", got, want)
 	}
 }
+
+// The maintenance drops what was injected longer than KeepInjections ago,
+// and keeps the rest, so the injections table does not grow for ever.
+func TestMaintainDropsOldInjections(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	err := db.AddInjections(ctx, []memory.Injection{
+		{Project: "p", SessionID: "s", Channel: "start", Ref: "#1", Tokens: 20, At: now.Add(-KeepInjections - time.Hour)},
+		{Project: "p", SessionID: "s", Channel: "start", Ref: "#2", Tokens: 20, At: now.Add(-KeepInjections + time.Hour)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := db.Maintain(ctx, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	if err := db.x.Select(&refs, `SELECT ref FROM injections`); err != nil {
+		t.Fatal(err)
+	}
+	if r.InjectionsDropped != 1 || len(refs) != 1 || refs[0] != "#2" {
+		t.Errorf("dropped %d, kept %v; want 1 dropped, #2 kept", r.InjectionsDropped, refs)
+	}
+}

@@ -333,6 +333,13 @@ func TestBrowser(t *testing.T) {
 	}
 	shot("edited")
 
+	// A verdict on it, through the form, stays on its page.
+	step("mark it wrong", chromedp.Click(chromedp.ID("mark-wrong")), chromedp.WaitVisible(chromedp.ID("marked")))
+	step("open it again", chromedp.Navigate(fmt.Sprintf("%s/obs/%d", base, ids["retry"])), chromedp.WaitVisible(chromedp.ID("verdict-now")))
+	if s := text("#verdict-now"); s != "wrong" {
+		t.Errorf("after marking it wrong the page says %q", s)
+	}
+
 	// 5. The hostile observation shows as text and runs nothing.
 	step("open the hostile observation", chromedp.Navigate(fmt.Sprintf("%s/obs/%d", base, ids["hostile"])),
 		chromedp.WaitVisible(chromedp.ID("fields")))

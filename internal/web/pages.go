@@ -35,6 +35,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /obs/{id}", s.observation)
 	mux.HandleFunc("POST /obs/{id}", s.edit)
 	mux.HandleFunc("POST /obs/{id}/correct", s.correct)
+	mux.HandleFunc("POST /obs/{id}/mark", s.mark)
 	mux.HandleFunc("GET /obs/{id}/forget", s.confirmForget)
 	mux.HandleFunc("POST /obs/{id}/forget", s.forget)
 	mux.HandleFunc("GET /agent", s.agent)
@@ -91,6 +92,10 @@ type overviewPage struct {
 	Chart    chart
 	Totals   store.ProjectActivity
 	Feed     []search.Hit
+	// Feedback is what the memory injected in the last feedbackDays was
+	// worth, per project.
+	Feedback     []memory.Feedback
+	FeedbackDays int
 }
 
 func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
@@ -127,6 +132,11 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Chart = newChart(days, since)
 	if p.Feed, err = s.feed(ctx); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p.FeedbackDays = feedbackDays
+	if p.Feedback, err = s.o.DB.FeedbackPerProject(ctx, p.Now.AddDate(0, 0, -feedbackDays)); err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -349,6 +359,10 @@ type obsPage struct {
 	Edit *editForm
 	// Chain is its correction chain, oldest first, when it has one.
 	Chain []int64
+	// Verdict is a person's verdict on it (useful, wrong), Marked that one
+	// was just given.
+	Verdict string
+	Marked  bool
 }
 
 type editForm struct {
@@ -385,8 +399,13 @@ func (s *Server) observation(w http.ResponseWriter, r *http.Request) {
 	if len(chain) < 2 {
 		chain = nil
 	}
+	verdict, err := s.verdict(r, o)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	render(w, http.StatusOK, "observation", obsPage{page: s.page(fmt.Sprintf("#%d", o.ID), o.Project), Obs: o,
-		Saved: r.URL.Query().Get("saved") != "", Chain: chain})
+		Saved: r.URL.Query().Get("saved") != "", Chain: chain, Verdict: verdict, Marked: r.URL.Query().Get("marked") != ""})
 }
 
 // edit stores an edited title, narrative, type and facts the way `mem

@@ -39,13 +39,15 @@ func parsePages() *template.Template {
 			}
 			return s
 		},
-		"join":  strings.Join,
-		"pct":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
-		"score": func(f float64) string { return fmt.Sprintf("%.3f", f) },
-		"types": memory.Types,
-		"field": editable,
-		"lines": func(l []string) string { return editable(strings.Join(l, "\n")) },
-		"kinds": func() []string { return []string{"observation", "summary", "prompt"} },
+		"join": strings.Join,
+		"pct":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
+		// percent writes a share (0.25) as a person reads it (25%).
+		"percent": func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
+		"score":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
+		"types":   memory.Types,
+		"field":   editable,
+		"lines":   func(l []string) string { return editable(strings.Join(l, "\n")) },
+		"kinds":   func() []string { return []string{"observation", "summary", "prompt"} },
 		"switchArgs": func(csrf, key, part string, on bool, why string) switchArg {
 			return switchArg{CSRF: csrf, Key: key, Part: part, On: on, Why: why}
 		},
