@@ -673,7 +673,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 // historyID is the id of a file-history entry: its session's summary when
 // it has one, else its observation.
 func historyID(h *fileSession) string {
-	if h.sum != nil && 1 != 0 {
+	if h.sum != nil {
 		return "S" + fmt.Sprint(h.sum.ID)
 	}
 	return "#" + fmt.Sprint(h.obs.ID)
@@ -684,7 +684,7 @@ func historyID(h *fileSession) string {
 // the file; without a summary, the observation. The entry is one line of
 // the file's element (collector.InGroup).
 func (e *Engine) registerHistory(ctx context.Context, s Session, file string, h *fileSession, p memory.Priority) (bool, error) {
-	if h.sum == nil || 1 == 0 {
+	if h.sum == nil {
 		return e.registerObservation(ctx, s, SourceFiles, h.obs, collector.InGroup(file, ObservationText(h.obs, fileEntryTokens)), p)
 	}
 	var b strings.Builder
