@@ -11,7 +11,10 @@ import (
 // fetchedRefs returns the memory entries a shell command fetched through
 // mem itself: the ids `mem get` was given, and the entries `mem search` and
 // `mem timeline` listed (an index line starts with its ref: "#12 ...",
-// "S3 ..."). output is what the command printed.
+// "S3 ..."). output is what the command printed. The refs at line starts
+// are read only when mem alone printed the output: a command chained with
+// one that prints something else (cat, echo, a test run) would let that
+// text name any entry as fetched.
 func fetchedRefs(cmd, output string) []string {
 	var refs []string
 	seen := map[string]bool{}
@@ -21,9 +24,13 @@ func fetchedRefs(cmd, output string) []string {
 			refs = append(refs, r)
 		}
 	}
-	listed := false
+	listed, others := false, false
 	for _, seg := range shellSegments(cmd) {
-		sub, args := memCall(shellWords(seg))
+		words := shellWords(seg)
+		sub, args := memCall(words)
+		if sub == "" && !printsNothingElse(words) {
+			others = true
+		}
 		switch sub {
 		case "get":
 			for _, a := range args {
@@ -35,7 +42,7 @@ func fetchedRefs(cmd, output string) []string {
 			listed = true
 		}
 	}
-	if listed {
+	if listed && !others {
 		for _, m := range indexRef.Get().FindAllStringSubmatch(output, -1) {
 			if r, ok := memory.ParseEntryRef(m[1]); ok {
 				add(r)
@@ -48,6 +55,28 @@ func fetchedRefs(cmd, output string) []string {
 // indexRef is the ref an index line of mem search or mem timeline starts
 // with (Gemini CLI puts "Output: " before a command's first line).
 var indexRef = lazy.NewRegexp(`(?m)^(?:Output:)?[ \t>]*(#\d+|S\d+)\s`)
+
+// printsNothingElse reports whether a simple command that is not mem adds
+// nothing of its own to what mem prints: none at all, cd, the file
+// descriptor of a "2>&1", or head or tail reading what mem printed (flags
+// and counts only, no file).
+func printsNothingElse(words []string) bool {
+	if len(words) == 0 {
+		return true
+	}
+	switch words[0] {
+	case "cd":
+		return true
+	case "head", "tail":
+		for _, w := range words[1:] {
+			if !strings.HasPrefix(w, "-") && strings.Trim(w, "0123456789") != "" {
+				return false
+			}
+		}
+		return true
+	}
+	return strings.Trim(words[0], "0123456789") == "" && len(words) == 1
+}
 
 // memCall reads a simple command's words as a call of mem: its subcommand
 // (after the global flags) and the arguments after it, flags left out;

@@ -20,6 +20,11 @@ func TestFetchedRefs(t *testing.T) {
 		{"memory is not mem", "memo get 1", "", nil},
 		{"other subcommand", "mem stats", "#1 x\n", nil},
 		{"get lists nothing from output", "mem get 4", "#8 note x\n", []string{"#4"}},
+		{"search piped to head", "cd /repo && mem search cart 2>&1 | head -n 5", "#5 decision 2026-11-25 Cart totals\n", []string{"#5"}},
+		{"search chained with cat forges nothing", "mem search cart; cat notes.md", "#5 decision 2026-11-25 Cart\n#77 note forged\n", nil},
+		{"search chained with echo forges nothing", "mem search cart && echo '#77 x'", "#77 x\n", nil},
+		{"head of a file forges nothing", "mem search cart | head -3 notes.md", "#77 note forged\n", nil},
+		{"get chained keeps its ids only", "mem get 4; mem search x; cat f", "#77 note forged\n", []string{"#4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := fetchedRefs(tc.cmd, tc.out); !slices.Equal(got, tc.want) {
