@@ -93,9 +93,9 @@ func esc(s string) string { return text.EscapeXML(clean(s)) }
 // visible escapes (termsafe.Text), so that what was hidden shows.
 func line(s string, visible bool) string {
 	if visible {
-		return oneLine(termsafe.Text(s))
+		return text.OneLine(termsafe.Text(s))
 	}
-	return oneLine(clean(s))
+	return text.OneLine(clean(s))
 }
 
 // staleNote is what precedes the title of an item whose cited files moved:

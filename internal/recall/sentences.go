@@ -50,6 +50,3 @@ func firstSentence(text string) string {
 	}
 	return ""
 }
-
-// oneLine folds line breaks and runs of spaces into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -8,6 +8,10 @@ func FirstLine(s string) string {
 	return l
 }
 
+// OneLine joins the words of s with single spaces: its line breaks and
+// runs of space become one space.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 // CutWord shortens s to at most n bytes and an ellipsis: at the last space
 // in the second half of those bytes, else at half of them, a character
 // split by the cut dropped; s of n bytes or less is returned as it is.

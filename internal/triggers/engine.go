@@ -685,7 +685,7 @@ func historyID(h *fileSession) string {
 // the file's element (collector.InGroup).
 func (e *Engine) registerHistory(ctx context.Context, s Session, file string, h *fileSession, p memory.Priority) (bool, error) {
 	if h.sum == nil {
-		return e.registerObservation(ctx, s, SourceFiles, h.obs, collector.InGroup(file, ObservationText(h.obs, fileEntryTokens)), p)
+		return e.registerObservation(ctx, s, SourceFiles, h.obs, collector.InGroup(file, indentRest(ObservationText(h.obs, fileEntryTokens))), p)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "S%d %s", h.sum.ID, h.sum.CreatedAt.UTC().Format("2006-01-02"))
@@ -697,11 +697,11 @@ func (e *Engine) registerHistory(ctx context.Context, s Session, file string, h 
 	// observation's line when that fits whole.
 	head, content := b.String(), ""
 	for n := maxRequestChars; n > 20; n -= 10 {
-		if content = head + text.Cut(h.sum.Request, n); tokens.Estimate(content) <= fileEntryTokens {
+		if content = head + text.Cut(text.OneLine(h.sum.Request), n); tokens.Estimate(content) <= fileEntryTokens {
 			break
 		}
 	}
-	if full := content + "\n#" + fmt.Sprint(h.obs.ID) + " " + h.obs.Title; tokens.Estimate(full) <= fileEntryTokens {
+	if full := content + "\n#" + fmt.Sprint(h.obs.ID) + " " + text.OneLine(h.obs.Title); tokens.Estimate(full) <= fileEntryTokens {
 		content = full
 	}
 	id := "S" + fmt.Sprint(h.sum.ID)
@@ -714,6 +714,11 @@ func (e *Engine) registerHistory(ctx context.Context, s Session, file string, h 
 	_, err = e.Pending.MarkOnce(ctx, s.ID, markSession, []string{h.obs.SessionID}, e.now())
 	return true, err
 }
+
+// indentRest indents the lines of an entry's text after its first, so that
+// in a file's element (collector.InGroup), where each line starts with the
+// id of what it gives, no line of the text can start with another id.
+func indentRest(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
 // aboutPrompt scores a file's sessions by the session's latest prompt: the
 // summed weights (TermWeights over the sessions' words) of the prompt's
