@@ -467,8 +467,13 @@ func (t *turn) recordKind(ctx context.Context) error {
 		}
 		if t.ev.CompactionAtPrompt {
 			// The start block replaces a compaction block still to come: the
-			// model would get the memory twice.
+			// model would get the memory twice. A compression still to be
+			// looked for is dropped too: what the resumed chat's history
+			// holds is no compression of this run.
 			if _, err := t.db.TakeSessionMark(ctx, t.s.ID, markKind, markCompacted); err != nil {
+				return err
+			}
+			if _, err := t.db.TakeSessionMarksWithPrefix(ctx, t.s.ID, markKind, markCompressCheck); err != nil {
 				return err
 			}
 		}

@@ -422,3 +422,43 @@ func TestNewRefusesAMissingDependency(t *testing.T) {
 		t.Error("a handler not built by New handled an event")
 	}
 }
+
+// After an automatic PreCompress, the next event reads the transcript for
+// a compression; a session resumed in between gets the start block, and a
+// compression its resumed history holds gives no compaction block on top.
+func TestGeminiAutoCompressionSeenOnceNotAcrossAResume(t *testing.T) {
+	full, err := os.ReadFile("testdata/gemini-0.61.0-compressed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat("testdata/gemini-0.61.0-before.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, resume := range []bool{false, true} {
+		t.Run(fmt.Sprint("resumed ", resume), func(t *testing.T) {
+			r := newRig(t)
+			tr := filepath.Join(t.TempDir(), "session-1.jsonl")
+			if err := os.WriteFile(tr, full[:fi.Size()], 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ev := func(name, extra string) string {
+				return `{"session_id":"g1","cwd":"/w","transcript_path":"` + tr + `","hook_event_name":"` + name + `"` + extra + `}`
+			}
+			r.run(t, "gemini", ev("SessionStart", `,"source":"startup"`))
+			r.run(t, "gemini", ev("PreCompress", `,"trigger":"auto"`))
+			if resume {
+				if got := r.run(t, "gemini", ev("SessionStart", `,"source":"resume"`)); !strings.Contains(got, "additionalContext") {
+					t.Fatalf("resume: want the start block, got %s", got)
+				}
+			}
+			if err := os.WriteFile(tr, full, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got := r.run(t, "gemini", ev("BeforeAgent", `,"prompt":"go on"`))
+			if has := strings.Contains(got, `mode=\"compact\"`); has == resume {
+				t.Fatalf("compaction block %v after a compression seen in the transcript (resumed %v): %s", has, resume, got)
+			}
+		})
+	}
+}
