@@ -2,7 +2,6 @@ package remember
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
@@ -44,10 +43,10 @@ func recordBlock(ctx context.Context, db *store.DB, s memory.Session, res recall
 	return db.AddInjections(ctx, list)
 }
 
-// recordConsumed records the observations among the pending entries a turn
-// delivered to a session: memory triggers' are prompt-time context, file
-// activity's file-touch context; the other sources bring files, not
-// memory.
+// recordConsumed records the memory entries among the pending entries a
+// turn delivered to a session: memory triggers' are prompt-time context,
+// file activity's (an observation, or a session's summary) file-touch
+// context; the other sources bring files, not memory.
 func recordConsumed(ctx context.Context, db *store.DB, s triggers.Session, es []memory.PendingEntry, at time.Time) error {
 	var list []memory.Injection
 	for _, e := range es {
@@ -59,7 +58,7 @@ func recordConsumed(ctx context.Context, db *store.DB, s triggers.Session, es []
 			channel = memory.ChannelFile
 		}
 		ref, ok := memory.ParseEntryRef(e.EntryID)
-		if channel == "" || !ok || !strings.HasPrefix(ref, "#") {
+		if channel == "" || !ok {
 			continue
 		}
 		list = append(list, memory.Injection{Project: s.Project, SessionID: s.ID, Channel: channel, Ref: ref,

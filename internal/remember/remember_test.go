@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/config"
+	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/triggers"
 )
@@ -61,5 +62,38 @@ func TestFileContextReadsNoKeywordFile(t *testing.T) {
 	}
 	if _, _, err := e.PromptContext(ctx, db, s, "tdd", 0); err == nil {
 		t.Fatal("a prompt's context took a keyword file that is missing")
+	}
+}
+
+// What a turn delivered is recorded per channel, a file history's session
+// (its summary, S3) as well as an observation; what brings files, not
+// memory, is not.
+func TestRecordConsumedRecordsEachEntryOfMemory(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "mem.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	at := time.UnixMilli(1_800_000_000_000)
+	es := []memory.PendingEntry{
+		{Source: triggers.SourceFiles, EntryID: "S3", Content: "file: a.go\nS3 2026-11-25: fix the loop"},
+		{Source: triggers.SourceFiles, EntryID: "#9", Content: "file: a.go\n#9 change 2026-11-24: add the loop"},
+		{Source: triggers.SourceMemory, EntryID: "#4", Content: "#4 decision 2026-11-20: keep the loop"},
+		{Source: triggers.SourceRules, EntryID: "AGENTS.md", Content: "rules"},
+	}
+	if err := recordConsumed(ctx, db, triggers.Session{ID: "s", Project: "p"}, es, at); err != nil {
+		t.Fatal(err)
+	}
+	fb, err := Feedback(ctx, db, "p", at.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, c := range fb.Channels {
+		got[c.Channel] = c.Injected
+	}
+	if got[memory.ChannelFile] != 2 || got[memory.ChannelPrompt] != 1 || fb.Total.Injected != 3 {
+		t.Errorf("injected per channel %v (total %d), want 2 file-touch, 1 prompt-time", got, fb.Total.Injected)
 	}
 }
