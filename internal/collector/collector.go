@@ -242,8 +242,10 @@ const (
 // entries delivered next to it that name the same file (the lines of one
 // file's history): the element names the file once and holds each entry's
 // body, which must begin with the entry's id so that the id stays visible.
+// A line break in the file's name is written as \n or \r: the name stays on
+// its line.
 func InGroup(file, body string) string {
-	return groupPrefix + file + "\n" + body
+	return groupPrefix + strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(file) + "\n" + body
 }
 
 // group is a run of entries rendered as one element: entries of one source
