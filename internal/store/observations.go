@@ -246,11 +246,11 @@ func (db *DB) ObservationsForFile(ctx context.Context, project, path string, n i
 }
 
 // LatestFileSessions returns, for each of the latest sessions (at most
-// limit) whose observations read or modified one of paths (spellings of one
+// n) whose observations read or modified one of paths (spellings of one
 // file), its newest observation of the file, newest first: the file's
 // history one session a line, as `git log -- FILE` gives it. The file's
 // newest scan observations are looked at.
-func (db *DB) LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error) {
+func (db *DB) LatestFileSessions(ctx context.Context, project string, paths []string, n, scan int) ([]memory.Observation, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -261,13 +261,13 @@ func (db *DB) LatestFileSessions(ctx context.Context, project string, paths []st
 	var rows []observationRow
 	err = db.q().SelectContext(ctx, &rows, `WITH f AS (
 			SELECT DISTINCT observation_id AS id FROM observation_files
-			WHERE path IN (SELECT value FROM json_each(?)) ORDER BY observation_id DESC LIMIT ?),
+			WHERE path IN (SELECT value FROM json_each(?)) ORDER BY observation_id DESC`+limit(limitOr(scan, 1000))+`),
 		s AS (
 			SELECT max(o.id) AS id FROM f CROSS JOIN observations o ON o.id = f.id
 			WHERE o.project = ? AND o.superseded_by IS NULL
-			GROUP BY o.session_id ORDER BY max(o.id) DESC LIMIT ?)
+			GROUP BY o.session_id ORDER BY max(o.id) DESC`+limit(limitOr(n, 20))+`)
 		SELECT `+prefixCols("o", observationCols)+` FROM s CROSS JOIN observations o ON o.id = s.id
-		ORDER BY o.id DESC`, string(list), limitOr(scan, 1000), project, limitOr(limit, 20))
+		ORDER BY o.id DESC`, string(list), project)
 	if err != nil {
 		return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
 	}
