@@ -508,7 +508,7 @@ const (
 	maxFileSessions = 10
 	minFileSessions = 5
 	fileCloseShare  = 0.3
-	fileSessionScan = 200
+	fileSessionScan = 60
 	fileHistoryScan = 4000
 	fileWordScan    = 100
 	fileEntryTokens = 40
