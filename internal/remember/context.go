@@ -69,13 +69,8 @@ func (e *Engine) PromptContext(ctx context.Context, db *store.DB, s triggers.Ses
 			return err
 		}
 		es, err := e.Collector(tx).Consume(ctx, s.ID, maxChars)
-		if err != nil {
-			return err
-		}
-		block = collector.Render(es)
-		// A failure to record what was given does not withhold it.
-		_ = recordConsumed(ctx, tx, s, es, e.now())
-		return nil
+		block = e.give(ctx, tx, s, es)
+		return err
 	})
 	return block, rep, err
 }
@@ -105,15 +100,20 @@ func (e *Engine) FileContext(ctx context.Context, db *store.DB, s triggers.Sessi
 			return nil
 		}
 		es, err := e.Collector(tx).ConsumeNew(ctx, s.ID, maxChars)
-		if err != nil {
-			return err
-		}
-		block = collector.Render(es)
-		// A failure to record what was given does not withhold it.
-		_ = recordConsumed(ctx, tx, s, es, e.now())
-		return nil
+		block = e.give(ctx, tx, s, es)
+		return err
 	})
 	return block, rep, err
+}
+
+// give renders the entries consumed for s in tx as one block and records
+// them as given; a failure to record does not withhold them.
+func (e *Engine) give(ctx context.Context, tx *store.DB, s triggers.Session, es []memory.PendingEntry) string {
+	if len(es) == 0 {
+		return ""
+	}
+	_ = recordConsumed(ctx, tx, s, es, e.now())
+	return collector.Render(es)
 }
 
 // Collector returns the collector over db with the configured sources
