@@ -35,6 +35,7 @@ const readChunk = 1 << 20
 // the end of the string with it: that end could close a private part whose
 // opening was cut out, and would then be stored.
 func readEvent(in io.Reader) ([]byte, error) {
+	widenPipe(in)
 	c := condenser{}
 	buf := make([]byte, readChunk)
 	for {
