@@ -59,9 +59,11 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 				return nil, err
 			}
 		}
-		if spans := Dates(q.Text); k == KindObservation && r.DateWeight > 0 && len(spans) > 0 {
-			if cands, err = dated(ctx, src, q, r, spans, cands); err != nil {
-				return nil, err
+		if k == KindObservation && r.DateWeight > 0 {
+			if spans := Dates(q.Text); len(spans) > 0 {
+				if cands, err = dated(ctx, src, q, r, spans, cands); err != nil {
+					return nil, err
+				}
 			}
 		}
 		lists[k] = r.Combine(cands, sessions)
