@@ -25,19 +25,8 @@ func Snippet(s string, query []string, maxWords int) string {
 		stems[text.Stem(w)] = true
 	}
 	hit := make([]bool, len(fields))
-	known := map[string]bool{} // a field's answer: texts repeat their words
 	for i, f := range fields {
-		h, ok := known[f]
-		if !ok {
-			for _, w := range Words(f) {
-				if stems[text.Stem(w)] {
-					h = true
-					break
-				}
-			}
-			known[f] = h
-		}
-		hit[i] = h
+		hit[i] = !eachWord(f, func(w string) bool { return !stems[text.Stem(w)] })
 	}
 	// The window of maxWords fields with the most hits; the first on ties.
 	bestStart, bestCount, count := 0, -1, 0
