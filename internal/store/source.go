@@ -236,24 +236,44 @@ func (s *Snapshot) Neighbours(ctx context.Context, q memory.Query, c memory.Cand
 	}
 	where, args := filter(sc, memory.KindObservation, "t")
 	ms := toMillis(c.Date)
-	var out []memory.Candidate
-	for _, side := range []string{
-		`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
-		`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
-	} {
-		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
-			WHERE t.session_id = ? AND `+where+` AND `+side+limit(n),
-			append(append([]any{c.Session}, args...), ms, ms, c.ID)...)
-		if err != nil {
+	// Both sides in one statement: a search asks for the neighbours of
+	// each of its best rows.
+	side := func(which int, cond string) string {
+		return `SELECT * FROM (SELECT t.id, t.session_id, t.created_at, ` + strconv.Itoa(which) + ` AS side FROM observations t
+			WHERE t.session_id = ? AND ` + where + ` AND ` + cond + limit(n) + `)`
+	}
+	one := append(append([]any{c.Session}, args...), ms, ms, c.ID)
+	rows, err := s.stmts.QueryContext(ctx, side(0, `(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`)+
+		` UNION ALL `+side(1, `(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`), slices.Concat(one, one)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
+	}
+	defer rows.Close()
+	var before, after []memory.Candidate
+	for rows.Next() {
+		near := memory.Candidate{Kind: memory.KindObservation}
+		var at int64
+		var later bool
+		if err := rows.Scan(&near.ID, &near.Session, &at, &later); err != nil {
 			return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 		}
-		near, err := candidateRows(rows, memory.KindObservation, false)
-		if err != nil {
-			return nil, err
+		near.Date = fromMillis(at)
+		if later {
+			after = append(after, near)
+		} else {
+			before = append(before, near)
 		}
-		out = append(out, near...)
 	}
-	return out, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
+	}
+	// Nearest first on each side, whatever order the union returned.
+	byTime := func(a, b memory.Candidate) int {
+		return cmp.Or(a.Date.Compare(b.Date), cmp.Compare(a.ID, b.ID))
+	}
+	slices.SortFunc(before, func(a, b memory.Candidate) int { return byTime(b, a) })
+	slices.SortFunc(after, byTime)
+	return append(before, after...), nil
 }
 
 func (s *Snapshot) Texts(ctx context.Context, k memory.Kind, ids []int64) (map[int64]string, error) {
