@@ -232,21 +232,28 @@ func shares(words []string, weight map[string]float64, ids map[string][]int64) s
 	for _, u := range words {
 		size += len(ids[u])
 	}
-	all := make(shareList, 0, size)
-	for _, u := range words {
+	// One entry per row and word, in the order of words; sorted by row
+	// with that order kept, so that a row's weights add up in it.
+	type entry struct {
+		id       int64
+		at, word int32
+	}
+	all := make([]entry, 0, size)
+	ws := make([]float64, len(words))
+	for w, u := range words {
+		ws[w] = weight[u]
 		for _, id := range ids[u] {
-			all = append(all, share{id, weight[u]})
+			all = append(all, entry{id, int32(len(all)), int32(w)})
 		}
 	}
-	// A row's weights stay in the order of words, and add up in it.
-	slices.SortStableFunc(all, func(a, b share) int { return cmp.Compare(a.id, b.id) })
-	out := all[:0]
-	for _, s := range all {
-		if n := len(out); n > 0 && out[n-1].id == s.id {
-			out[n-1].weight += s.weight
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.at, b.at)) })
+	out := make(shareList, 0, len(all))
+	for _, e := range all {
+		if n := len(out); n > 0 && out[n-1].id == e.id {
+			out[n-1].weight += ws[e.word]
 			continue
 		}
-		out = append(out, s)
+		out = append(out, share{e.id, ws[e.word]})
 	}
 	return out
 }
