@@ -168,6 +168,9 @@ func (s *Snapshot) IDRange(ctx context.Context, k memory.Kind) (lo, hi int64, er
 	return span[0], span[1], nil
 }
 
+// maxMask bounds the mask of ids Filter checks an index walk against.
+const maxMask = 1 << 16
+
 func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, ids []int64) ([]memory.Candidate, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -188,17 +191,18 @@ func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, id
 		access = "INDEXED BY summaries_project_created"
 	}
 	lo, hi := slices.Min(ids), slices.Max(ids)
-	if access == "NOT INDEXED" && hi-lo < 2*int64(len(ids)) {
-		// Dense ids (a common word's newest rows): one walk through the
-		// table from the lowest to the highest costs less than a lookup
-		// from the root for each. The rows between that are not among ids
-		// are left out by a mask of one byte per id from the lowest, so
-		// that they are not read into Go.
+	// Dense ids (a common word's newest rows): one walk through the table
+	// from the lowest to the highest costs less than a lookup from the root
+	// for each. Either walk, the table's or the index's, checks the rows it
+	// finds against a mask of one byte per id from the lowest, cheaper than
+	// a list of the ids; the rows not among them are not read into Go.
+	walk := access == "NOT INDEXED" && hi-lo < 2*int64(len(ids))
+	if walk || (access != "NOT INDEXED" && hi-lo < maxMask) {
 		mask := make([]byte, hi-lo+1)
 		for _, id := range ids {
 			mask[id-lo] = 1
 		}
-		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
+		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t `+access+`
 			WHERE t.id BETWEEN ? AND ? AND substr(?, t.id - ? + 1, 1) = x'01' AND `+where, append([]any{lo, hi, mask, lo}, args...)...)
 		if err != nil {
 			return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
