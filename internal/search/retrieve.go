@@ -308,6 +308,32 @@ func best(bonus shareList, have map[int64]bool, n int) []int64 {
 			rest = append(rest, s)
 		}
 	}
+	if len(rest) > n && n > 0 {
+		// Only the rows at or above the n-th highest share are sorted: the
+		// shares alone sort much faster than the rows.
+		ws := make([]float64, len(rest))
+		for i, s := range rest {
+			ws[i] = s.weight
+		}
+		slices.Sort(ws)
+		cut, equal := ws[len(ws)-n], 0
+		for _, w := range ws[len(ws)-n:] {
+			if w == cut {
+				equal++
+			}
+		}
+		top := make([]share, 0, n)
+		for i := len(rest) - 1; i >= 0; i-- { // by id, newest first
+			switch s := rest[i]; {
+			case s.weight > cut:
+				top = append(top, s)
+			case s.weight == cut && equal > 0:
+				top = append(top, s)
+				equal--
+			}
+		}
+		rest = top
+	}
 	slices.SortFunc(rest, func(a, b share) int {
 		if c := cmp.Compare(b.weight, a.weight); c != 0 {
 			return c

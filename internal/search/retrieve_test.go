@@ -378,4 +378,10 @@ func TestSharesAddUpInTheOrderOfWords(t *testing.T) {
 	if b := best(got, map[int64]bool{3: true}, 3); !slices.Equal(b, []int64{9, 8, 5}) {
 		t.Errorf("best = %v, want [9 8 5]", b)
 	}
+	ties := shareList{{1, 0.5}, {2, 0.5}, {3, 0.5}, {4, 0.9}, {5, 0.1}, {6, 0.5}}
+	for n, want := range map[int][]int64{1: {4}, 2: {4, 6}, 3: {4, 6, 3}, 5: {4, 6, 3, 2, 1}, 6: {4, 6, 3, 2, 1, 5}, 9: {4, 6, 3, 2, 1, 5}} {
+		if b := best(ties, nil, n); !slices.Equal(b, want) {
+			t.Errorf("best of %d among equal shares = %v, want %v", n, b, want)
+		}
+	}
 }
