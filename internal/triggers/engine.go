@@ -52,6 +52,7 @@ type Pending interface {
 type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 	LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error)
+	FileSessionEdits(ctx context.Context, project string, paths, sessions []string) (map[string]memory.FileEdits, error)
 }
 
 // SessionSummaries gives sessions' summaries; the store satisfies it.
@@ -497,7 +498,9 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 // ranked by recency (1 / (1 + i/fileRecencyHalf) for the i-th newest) times
 // 1 + filePromptBoost × how much of the session's prompt they hold relative
 // to the one that holds most (their summary's request and text, their
-// observations of the file; aboutPrompt). At most maxFileSessions are given;
+// observations of the file; aboutPrompt), times what the session did to the
+// file (fileOrigin: creating it, changing much of it). At most
+// maxFileSessions are given;
 // when a prompt scored them, only those within fileCloseShare of the best,
 // and at least minFileSessions: fewer when a few stand out. An entry is the
 // session's request (its summary) with its newest observation of the file
@@ -514,6 +517,8 @@ const (
 	fileEntryTokens = 40
 	filePromptBoost = 10.0
 	fileRecencyHalf = 10.0
+	fileCreateBoost = 2.0
+	fileChangeBoost = 0.5
 )
 
 // maxRequestChars bounds the request a file-history entry quotes: about the
@@ -526,6 +531,7 @@ type fileSession struct {
 	sum    *memory.Summary
 	words  string  // what it holds of the prompt's words: its summary, its observations of the file
 	weight float64 // what its standing leaves of its rank (memory.StaleWeight)
+	edits  memory.FileEdits
 	score  float64
 }
 
@@ -609,6 +615,15 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 			}
 		}
 	}
+	edits, err := e.Files.FileSessionEdits(ctx, s.Project, forms, ids)
+	if err != nil {
+		return err
+	}
+	for id, ed := range edits {
+		if h := bySession[id]; h != nil {
+			h.edits = ed
+		}
+	}
 	about, err := e.aboutPrompt(ctx, s, hist)
 	if err != nil {
 		return err
@@ -622,7 +637,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		if top > 0 {
 			p = about[i] / top
 		}
-		h.score = h.weight * (1 + filePromptBoost*p) / (1 + float64(i)/fileRecencyHalf)
+		h.score = h.weight * (1 + filePromptBoost*p) * fileOrigin(h.edits, top > 0) / (1 + float64(i)/fileRecencyHalf)
 	}
 	sort.SliceStable(hist, func(i, j int) bool { return hist[i].score > hist[j].score })
 	// A session given before (by another file, or by the prompt) is not
@@ -668,6 +683,25 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		}
 	}
 	return nil
+}
+
+// fileOrigin weighs a session of a file's history by what it did to the
+// file: 1 + fileCreateBoost when it created the file and, when no prompt
+// ranks the history, 1 + fileChangeBoost × ln(1 + its changes of the file).
+// A fix is often of the change that brought the code: on the replayed
+// histories the session that created a file, or changed much of it, is the
+// fixed one more often than a newer one-line touch. With a prompt, its
+// words tell more than the size of a change (weighing the size there too
+// lowered the tuning fold's hit@1).
+func fileOrigin(ed memory.FileEdits, prompted bool) float64 {
+	w := 1.0
+	if ed.Created {
+		w *= 1 + fileCreateBoost
+	}
+	if !prompted {
+		w *= 1 + fileChangeBoost*math.Log1p(float64(ed.Changes))
+	}
+	return w
 }
 
 // historyID is the id of a file-history entry: its session's summary when
