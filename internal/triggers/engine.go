@@ -52,7 +52,8 @@ type Pending interface {
 type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 	LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error)
-	FileSessionEdits(ctx context.Context, project string, paths, sessions []string) (map[string]memory.FileEdits, error)
+	FileSessionChanges(ctx context.Context, project string, paths, sessions []string) (map[string]int, error)
+	FileCreator(ctx context.Context, project string, paths []string) (string, error)
 }
 
 // SessionSummaries gives sessions' summaries; the store satisfies it.
@@ -531,7 +532,6 @@ type fileSession struct {
 	sum    *memory.Summary
 	words  string  // what it holds of the prompt's words: its summary, its observations of the file
 	weight float64 // what its standing leaves of its rank (memory.StaleWeight)
-	edits  memory.FileEdits
 	score  float64
 }
 
@@ -615,15 +615,6 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 			}
 		}
 	}
-	edits, err := e.Files.FileSessionEdits(ctx, s.Project, forms, ids)
-	if err != nil {
-		return err
-	}
-	for id, ed := range edits {
-		if h := bySession[id]; h != nil {
-			h.edits = ed
-		}
-	}
 	about, err := e.aboutPrompt(ctx, s, hist)
 	if err != nil {
 		return err
@@ -632,12 +623,16 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	for _, a := range about {
 		top = max(top, a)
 	}
+	origin, err := e.fileOrigin(ctx, s, forms, ids, top > 0)
+	if err != nil {
+		return err
+	}
 	for i, h := range hist {
 		p := 0.0
 		if top > 0 {
 			p = about[i] / top
 		}
-		h.score = h.weight * (1 + filePromptBoost*p) * fileOrigin(h.edits, top > 0) / (1 + float64(i)/fileRecencyHalf)
+		h.score = h.weight * (1 + filePromptBoost*p) * origin(h.obs.SessionID) / (1 + float64(i)/fileRecencyHalf)
 	}
 	sort.SliceStable(hist, func(i, j int) bool { return hist[i].score > hist[j].score })
 	// A session given before (by another file, or by the prompt) is not
@@ -685,23 +680,35 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	return nil
 }
 
-// fileOrigin weighs a session of a file's history by what it did to the
-// file: 1 + fileCreateBoost when it created the file and, when no prompt
-// ranks the history, 1 + fileChangeBoost × ln(1 + its changes of the file).
-// A fix is often of the change that brought the code: on the replayed
-// histories the session that created a file, or changed much of it, is the
-// fixed one more often than a newer one-line touch. With a prompt, its
-// words tell more than the size of a change (weighing the size there too
-// lowered the tuning fold's hit@1).
-func fileOrigin(ed memory.FileEdits, prompted bool) float64 {
-	w := 1.0
-	if ed.Created {
-		w *= 1 + fileCreateBoost
+// fileOrigin weighs the sessions of a file's history (ids) by what they did
+// to the file: 1 + fileCreateBoost for the one that created it and, when no
+// prompt ranks the history, 1 + fileChangeBoost × ln(1 + its changes of the
+// file). A fix is often of the change that brought the code: on the
+// replayed histories the session that created a file, or changed much of
+// it, is the fixed one more often than a newer one-line touch. With a
+// prompt, its words tell more than the size of a change (weighing the size
+// there too lowered the tuning fold's hit@1), and the changes are not read.
+func (e *Engine) fileOrigin(ctx context.Context, s Session, forms, ids []string, prompted bool) (func(session string) float64, error) {
+	creator, err := e.Files.FileCreator(ctx, s.Project, forms)
+	if err != nil {
+		return nil, err
 	}
+	var changes map[string]int
 	if !prompted {
-		w *= 1 + fileChangeBoost*math.Log1p(float64(ed.Changes))
+		if changes, err = e.Files.FileSessionChanges(ctx, s.Project, forms, ids); err != nil {
+			return nil, err
+		}
 	}
-	return w
+	return func(session string) float64 {
+		w := 1.0
+		if session == creator && creator != "" {
+			w *= 1 + fileCreateBoost
+		}
+		if !prompted {
+			w *= 1 + fileChangeBoost*math.Log1p(float64(changes[session]))
+		}
+		return w
+	}, nil
 }
 
 // historyID is the id of a file-history entry: its session's summary when
