@@ -501,9 +501,9 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 // to the one that holds most (their summary's request and text, their
 // observations of the file; aboutPrompt), times what the session did to the
 // file (fileOrigin: creating it, changing much of it). At most
-// maxFileSessions are given;
-// when a prompt scored them, only those within fileCloseShare of the best,
-// and at least minFileSessions: fewer when a few stand out. An entry is the
+// maxFileSessions are given; when a prompt scored them, only those within
+// fileCloseShare of the best, and at least minFileSessions: fewer when a
+// few stand out. An entry is the
 // session's request (its summary) with its newest observation of the file
 // when that fits in fileEntryTokens; without a summary, the observation.
 // The values were chosen on the tuning repositories of scripts/eval code
@@ -687,7 +687,8 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 // replayed histories the session that created a file, or changed much of
 // it, is the fixed one more often than a newer one-line touch. With a
 // prompt, its words tell more than the size of a change (weighing the size
-// there too lowered the tuning fold's hit@1), and the changes are not read.
+// there too lowered the tuning fold's hit@1 or MRR), and the changes are
+// not read.
 func (e *Engine) fileOrigin(ctx context.Context, s Session, forms, ids []string, prompted bool) (func(session string) float64, error) {
 	creator, err := e.Files.FileCreator(ctx, s.Project, forms)
 	if err != nil {
