@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/memhq/mem/internal/memory"
 )
 
 // FileSessionChanges returns, for each of sessions that changed one file
@@ -60,10 +62,10 @@ func (db *DB) FileCreator(ctx context.Context, project string, paths []string) (
 	var best *first
 	for _, p := range paths {
 		var rows []first
-		err := db.q().SelectContext(ctx, &rows, `SELECT o.id, o.session_id, o.title LIKE 'Created %' AS created
+		err := db.q().SelectContext(ctx, &rows, `SELECT o.id, o.session_id, o.title LIKE ? AS created
 			FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
 			WHERE f.path = ? AND f.modified = 1 AND o.project = ? AND o.superseded_by IS NULL
-			ORDER BY f.observation_id LIMIT 1`, p, project)
+			ORDER BY f.observation_id LIMIT 1`, memory.CreatedVerb+" %", p, project)
 		if err != nil {
 			return "", fmt.Errorf("reading who created %s: %w", p, mapErr(err))
 		}
