@@ -52,6 +52,8 @@ type Pending interface {
 type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 	LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error)
+	FileSessionChanges(ctx context.Context, project string, paths, sessions []string) (map[string]int, error)
+	FileCreator(ctx context.Context, project string, paths []string) (string, error)
 }
 
 // SessionSummaries gives sessions' summaries; the store satisfies it.
@@ -497,9 +499,11 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 // ranked by recency (1 / (1 + i/fileRecencyHalf) for the i-th newest) times
 // 1 + filePromptBoost × how much of the session's prompt they hold relative
 // to the one that holds most (their summary's request and text, their
-// observations of the file; aboutPrompt). At most maxFileSessions are given;
-// when a prompt scored them, only those within fileCloseShare of the best,
-// and at least minFileSessions: fewer when a few stand out. An entry is the
+// observations of the file; aboutPrompt), times what the session did to the
+// file (fileOrigin: creating it, changing much of it). At most
+// maxFileSessions are given; when a prompt scored them, only those within
+// fileCloseShare of the best, and at least minFileSessions: fewer when a
+// few stand out. An entry is the
 // session's request (its summary) with its newest observation of the file
 // when that fits in fileEntryTokens; without a summary, the observation.
 // The values were chosen on the tuning repositories of scripts/eval code
@@ -514,6 +518,8 @@ const (
 	fileEntryTokens = 40
 	filePromptBoost = 10.0
 	fileRecencyHalf = 10.0
+	fileCreateBoost = 2.0
+	fileChangeBoost = 0.5
 )
 
 // maxRequestChars bounds the request a file-history entry quotes: about the
@@ -617,12 +623,16 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	for _, a := range about {
 		top = max(top, a)
 	}
+	origin, err := e.fileOrigin(ctx, s, forms, ids, top > 0)
+	if err != nil {
+		return err
+	}
 	for i, h := range hist {
 		p := 0.0
 		if top > 0 {
 			p = about[i] / top
 		}
-		h.score = h.weight * (1 + filePromptBoost*p) / (1 + float64(i)/fileRecencyHalf)
+		h.score = h.weight * (1 + filePromptBoost*p) * origin(h.obs.SessionID) / (1 + float64(i)/fileRecencyHalf)
 	}
 	sort.SliceStable(hist, func(i, j int) bool { return hist[i].score > hist[j].score })
 	// A session given before (by another file, or by the prompt) is not
@@ -668,6 +678,38 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		}
 	}
 	return nil
+}
+
+// fileOrigin weighs the sessions of a file's history (ids) by what they did
+// to the file: 1 + fileCreateBoost for the one that created it and, when no
+// prompt ranks the history, 1 + fileChangeBoost × ln(1 + its changes of the
+// file). A fix is often of the change that brought the code: on the
+// replayed histories the session that created a file, or changed much of
+// it, is the fixed one more often than a newer one-line touch. With a
+// prompt, its words tell more than the size of a change (weighing the size
+// there too lowered the tuning fold's hit@1 or MRR), and the changes are
+// not read.
+func (e *Engine) fileOrigin(ctx context.Context, s Session, forms, ids []string, prompted bool) (func(session string) float64, error) {
+	creator, err := e.Files.FileCreator(ctx, s.Project, forms)
+	if err != nil {
+		return nil, err
+	}
+	var changes map[string]int
+	if !prompted {
+		if changes, err = e.Files.FileSessionChanges(ctx, s.Project, forms, ids); err != nil {
+			return nil, err
+		}
+	}
+	return func(session string) float64 {
+		w := 1.0
+		if session == creator && creator != "" {
+			w *= 1 + fileCreateBoost
+		}
+		if !prompted {
+			w *= 1 + fileChangeBoost*math.Log1p(float64(changes[session]))
+		}
+		return w
+	}, nil
 }
 
 // historyID is the id of a file-history entry: its session's summary when

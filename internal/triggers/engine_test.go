@@ -786,3 +786,43 @@ func TestFileActivityHistoryLinesStartWithTheirIDs(t *testing.T) {
 		t.Errorf("block %q: want the session's observation line", b)
 	}
 }
+
+// Without a prompt, a file's history weighs its sessions by what they did
+// to the file: the session that created it, then one that changed it much,
+// come before newer one-line touches.
+func TestFileActivityOriginFirst(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	file := "src/ring.c"
+	add := func(sid, title string) {
+		t.Helper()
+		if _, err := f.db.AddObservation(ctx, memory.Observation{SessionID: sid, Type: memory.TypeChange, Title: title,
+			FilesModified: []string{file}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := func(sid string) {
+		t.Helper()
+		if _, _, err := f.db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start("creator")
+	add("creator", "Created "+file+" (310 lines): ring_init, ring_push")
+	start("rework")
+	for j := range 12 {
+		add("rework", fmt.Sprintf("Edited %s: hunk %d of the rework", file, j))
+	}
+	for _, sid := range []string{"touch1", "touch2"} {
+		start(sid)
+		add(sid, "Edited "+file+": a comment of "+sid)
+	}
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, file), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.sessionsOf(t, rep); !slices.Equal(got, []string{"creator", "rework", "touch2", "touch1"}) {
+		t.Fatalf("sessions %v, want the creator and the rework before the newer one-line touches", got)
+	}
+}
