@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -221,5 +222,77 @@ func TestFileSessionsMigrationFills(t *testing.T) {
 	have, want := fileSessionsRows(t, db)
 	if len(want) != 2 || !reflect.DeepEqual(have, want) {
 		t.Fatalf("after the migration: %q, want %q", have, want)
+	}
+}
+
+// FileWords gives the observations ids and ObservationsForFile's of each
+// path, of the sessions asked for only, with their words.
+func TestFileWords(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	for i, p := range []string{"p1", "p1", "p2", "p1"} {
+		startTest(t, db, fmt.Sprintf("s%d", i+1), p)
+	}
+	var all []int64
+	for i, c := range []struct {
+		session    string
+		read, mod  []string
+		supersedes int
+	}{
+		{"s1", []string{"a.go"}, nil, 0}, {"s2", nil, []string{"/w/a.go"}, 0}, {"s1", []string{"b.go"}, nil, 0},
+		{"s3", []string{"a.go"}, nil, 0}, {"s2", []string{"a.go"}, nil, 0}, {"s4", []string{"a.go", "/w/a.go"}, nil, 0},
+		{"s1", []string{"a.go"}, nil, 0}, {"s2", []string{"a.go"}, nil, 5},
+	} {
+		a, err := db.AddObservation(ctx, memory.Observation{SessionID: c.session, Type: memory.TypeChange,
+			Title: fmt.Sprintf("change %d", i), Narrative: fmt.Sprintf("why %d", i), Facts: []string{fmt.Sprintf("fact %d", i)},
+			Concepts: []string{"c"}, FilesRead: c.read, FilesModified: c.mod})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, a.ID)
+		if c.supersedes > 0 {
+			if err := db.Supersede(ctx, all[c.supersedes-1], a.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	show := func(obs []memory.Observation) []string {
+		out := make([]string, len(obs))
+		for i, o := range obs {
+			out[i] = fmt.Sprintf("#%d %s %s|%s|%s|%q|%q|%q|%q", o.ID, o.SessionID, o.Title, o.Subtitle, o.Narrative, o.Facts, o.Concepts, o.FilesRead, o.FilesModified)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	for _, c := range []struct {
+		paths    []string
+		n        int
+		ids      []int64
+		sessions []string
+	}{
+		{[]string{"a.go", "/w/a.go"}, 100, []int64{all[2]}, []string{"s1", "s2", "s4"}},
+		{[]string{"a.go"}, 2, []int64{all[0], all[1]}, []string{"s1", "s2"}},
+		{[]string{"/w/a.go"}, 100, nil, []string{"s2"}},
+		{[]string{"b.go"}, 100, []int64{all[3]}, []string{"s1", "s3"}},
+	} {
+		got, err := db.FileWords(ctx, "p1", c.paths, c.n, c.ids, c.sessions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := db.Observations(ctx, c.ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range c.paths {
+			obs, err := db.ObservationsForFile(ctx, "p1", p, c.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, obs...)
+		}
+		want = slices.DeleteFunc(want, func(o memory.Observation) bool { return !slices.Contains(c.sessions, o.SessionID) })
+		if have, want := show(got), show(want); !reflect.DeepEqual(have, want) {
+			t.Fatalf("FileWords(%q, %d, %v, %v) =\n%q\nwant\n%q", c.paths, c.n, c.ids, c.sessions, have, want)
+		}
 	}
 }

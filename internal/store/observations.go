@@ -318,6 +318,39 @@ func (db *DB) LatestFileSessions(ctx context.Context, project string, paths []st
 	return out[:min(n, len(out))], nil
 }
 
+// FileWords returns the searchable text (title, subtitle, narrative, facts,
+// concepts and files) with the ID and SessionID of the observations ids and
+// of the newest n of each of paths (as ObservationsForFile gives them),
+// those of sessions only, in no set order: the words of a file's sessions
+// in one statement rather than their whole records.
+func (db *DB) FileWords(ctx context.Context, project string, paths []string, n int, ids []int64, sessions []string) ([]memory.Observation, error) {
+	idList, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	sessionList, err := json.Marshal(sessions)
+	if err != nil {
+		return nil, err
+	}
+	args := []any{project, string(idList), string(sessionList)}
+	var b strings.Builder
+	b.WriteString(`WITH f AS (SELECT value AS id FROM json_each(?2)`)
+	for i, p := range paths {
+		args = append(args, p)
+		b.WriteString(` UNION SELECT id FROM (SELECT f.observation_id AS id
+			FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
+			WHERE f.path = ?` + strconv.Itoa(i+4) + ` AND o.project = ?1 AND o.superseded_by IS NULL
+			GROUP BY f.observation_id ORDER BY f.observation_id DESC` + limit(limitOr(n, 20)) + `)`)
+	}
+	b.WriteString(`) SELECT o.id, o.session_id, o.title, o.subtitle, o.narrative, o.facts, o.concepts, o.files_read, o.files_modified
+		FROM f CROSS JOIN observations o ON o.id = f.id WHERE o.session_id IN (SELECT value FROM json_each(?3))`)
+	var rows []observationRow
+	if err := db.q().SelectContext(ctx, &rows, b.String(), args...); err != nil {
+		return nil, fmt.Errorf("reading the words of %v: %w", paths, mapErr(err))
+	}
+	return toRecords(rows, observationRow.observation), nil
+}
+
 // prefixCols qualifies a column list with a table alias.
 func prefixCols(alias, cols string) string {
 	parts := strings.Split(cols, ",")

@@ -55,6 +55,11 @@ type FileMemory interface {
 	// only; Observations reads them whole.
 	LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error)
 	Observations(ctx context.Context, ids []int64) ([]memory.Observation, error)
+	// FileWords gives the words of the observations ids and of the newest
+	// limit of each of paths (as ObservationsForFile gives them), those of
+	// sessions only: observations with their ID, SessionID and searchable
+	// text.
+	FileWords(ctx context.Context, project string, paths []string, limit int, ids []int64, sessions []string) ([]memory.Observation, error)
 }
 
 // SessionSummaries gives sessions' summaries; the store satisfies it.
@@ -593,24 +598,21 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if err != nil {
 		return err
 	}
-	// The words of the sessions' observations of the file; without a
-	// prompt's terms they weigh nothing, and are not read.
+	// The words of each session's observations of the file: its newest
+	// and those among the file's newer ones. Without a prompt's terms they
+	// weigh nothing, and are not read.
 	if len(terms) > 0 {
-		if err := e.readWhole(ctx, hist); err != nil {
+		obsIDs := make([]int64, len(hist))
+		for i, h := range hist {
+			obsIDs[i] = h.obs.ID
+		}
+		got, err := e.Files.FileWords(ctx, s.Project, forms, fileWordScan, obsIDs, ids)
+		if err != nil {
 			return err
 		}
-		for _, h := range hist {
-			h.words = observationWords(h.obs)
-		}
-		for _, p := range forms {
-			got, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileWordScan)
-			if err != nil {
-				return err
-			}
-			for _, o := range got {
-				if h := bySession[o.SessionID]; h != nil && o.ID != h.obs.ID {
-					h.words += " " + observationWords(o)
-				}
+		for _, o := range got {
+			if h := bySession[o.SessionID]; h != nil {
+				h.words += " " + observationWords(o)
 			}
 		}
 	}
