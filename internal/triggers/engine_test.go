@@ -624,6 +624,53 @@ func TestFileActivityDeepHistory(t *testing.T) {
 	}
 }
 
+// A file's newest sessions held for review are passed over, and as many
+// older ones given in their place: the history reads on past them.
+func TestFileActivityReadsPastHeldSessions(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	var order []string
+	files := map[string][]string{}
+	for i := range 16 {
+		sid := fmt.Sprintf("h%02d", i)
+		order = append(order, sid)
+		files[sid] = []string{"x.c"}
+	}
+	ids := f.history(t, files, order, 1)
+	held := map[int64]memory.Review{}
+	for _, sid := range order[10:] {
+		held[ids[sid]] = memory.Review{Flag: "secret"}
+	}
+	if err := f.db.SetReview(ctx, held, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "x.c"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(order[:10])
+	slices.Reverse(want)
+	if got := f.sessionsOf(t, rep); !slices.Equal(got, want) {
+		t.Fatalf("sessions %v, want the ten newest not held %v", got, want)
+	}
+	es, err := f.db.PendingEntries(ctx, f.ses.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		sid := ""
+		for _, s := range want {
+			if e.EntryID == "#"+itoa(ids[s]) {
+				sid = s
+			}
+		}
+		if sid == "" || !strings.Contains(e.Content, "change 0 of session "+sid) {
+			t.Fatalf("entry %s gives %q, want the observation of one of %v", e.EntryID, e.Content, want)
+		}
+	}
+}
+
 // A session with a summary is given as what it was asked, with its newest
 // observation of the file.
 func TestFileActivityGivesTheRequest(t *testing.T) {
