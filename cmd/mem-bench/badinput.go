@@ -14,6 +14,7 @@ import (
 
 	"github.com/memhq/mem/internal/store"
 	"github.com/memhq/mem/internal/termsafe"
+	"github.com/memhq/mem/internal/text"
 )
 
 // badCase is one bad input and the exit code mem must give it.
@@ -158,7 +159,7 @@ func (s *stress) badInput() error {
 			r.Stderr = append([]byte("killed after 10s\n"), r.Stderr...)
 		}
 		msg := strings.TrimSpace(string(r.Stderr))
-		s.badRows = append(s.badRows, [4]string{c.what, "mem " + shortArgs(c.args), fmt.Sprint(r.Code), firstLine(msg)})
+		s.badRows = append(s.badRows, [4]string{c.what, "mem " + shortArgs(c.args), fmt.Sprint(r.Code), text.FirstLine(msg)})
 		want := 2
 		if c.hook {
 			want = 0
@@ -170,7 +171,7 @@ func (s *stress) badInput() error {
 			problems = append(problems, fmt.Sprintf("%s: invalid JSON reply %q", c.what, r.Stdout))
 		case c.hook && r.Code == 0:
 		case r.Code != want:
-			problems = append(problems, fmt.Sprintf("%s: exit %d, want %d (%s)", c.what, r.Code, want, firstLine(msg)))
+			problems = append(problems, fmt.Sprintf("%s: exit %d, want %d (%s)", c.what, r.Code, want, text.FirstLine(msg)))
 		case strings.ContainsAny(msg, "\n\r\v\f\u0085\u2028\u2029"): // each breaks the line in a terminal
 			problems = append(problems, fmt.Sprintf("%s: more than one line on stderr", c.what))
 		case msg == "":
@@ -188,7 +189,7 @@ func (s *stress) badInput() error {
 	// (found by FuzzFilter): now it is stored with the private part gone.
 	r8 := s.run(db, nil, "observe", "--session", "s1", "--type", "note", "--title", "\x9c<private>hidden</private> shown")
 	s.badRows = append(s.badRows, [4]string{"invalid UTF-8 next to a `<private>` tag", "mem observe --title $'\\x9c<private>hidden</private> shown'", fmt.Sprint(r8.Code),
-		firstLine(strings.TrimSpace(string(r8.Stdout) + string(r8.Stderr)))})
+		text.FirstLine(strings.TrimSpace(string(r8.Stdout) + string(r8.Stderr)))})
 	if r8.Code != 0 && r8.Code != 2 {
 		problems = append(problems, fmt.Sprintf("invalid UTF-8 by a private tag: exit %d: %s", r8.Code, r8.Stderr))
 	}
@@ -200,14 +201,14 @@ func (s *stress) badInput() error {
 		p := write("notdb-"+fmt.Sprint(len(f.content)), f.content)
 		sum := sha256.Sum256([]byte(f.content))
 		r := s.run(p, nil, "get", "1")
-		s.badRows = append(s.badRows, [4]string{f.what, "mem get 1", fmt.Sprint(r.Code), firstLine(strings.TrimSpace(string(r.Stderr)))})
+		s.badRows = append(s.badRows, [4]string{f.what, "mem get 1", fmt.Sprint(r.Code), text.FirstLine(strings.TrimSpace(string(r.Stderr)))})
 		b, _ := os.ReadFile(p)
 		if r.Code == 0 || sha256.Sum256(b) != sum {
 			problems = append(problems, fmt.Sprintf("%s: exit %d, file changed %v", f.what, r.Code, sha256.Sum256(b) != sum))
 		}
 	}
 	r := s.run(dir, nil, "get", "1")
-	s.badRows = append(s.badRows, [4]string{"--db names a directory", "mem get 1", fmt.Sprint(r.Code), firstLine(strings.TrimSpace(string(r.Stderr)))})
+	s.badRows = append(s.badRows, [4]string{"--db names a directory", "mem get 1", fmt.Sprint(r.Code), text.FirstLine(strings.TrimSpace(string(r.Stderr)))})
 	if r.Code != 2 {
 		problems = append(problems, fmt.Sprintf("--db is a directory: exit %d", r.Code))
 	}
@@ -226,7 +227,7 @@ func (s *stress) badInput() error {
 		return err
 	}
 	r = s.run(newer, nil, "get", "1")
-	s.badRows = append(s.badRows, [4]string{"database written by a newer mem (schema 999)", "mem get 1", fmt.Sprint(r.Code), firstLine(strings.TrimSpace(string(r.Stderr)))})
+	s.badRows = append(s.badRows, [4]string{"database written by a newer mem (schema 999)", "mem get 1", fmt.Sprint(r.Code), text.FirstLine(strings.TrimSpace(string(r.Stderr)))})
 	if r.Code != 2 {
 		problems = append(problems, fmt.Sprintf("newer schema: exit %d (%s)", r.Code, r.Stderr))
 	}

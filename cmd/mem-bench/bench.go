@@ -17,6 +17,7 @@ import (
 
 	"github.com/memhq/mem/internal/benchgen"
 	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/text"
 )
 
 type benchConfig struct {
@@ -444,7 +445,7 @@ func (c benchConfig) summarizeRow(n int, db string) row {
 		return r
 	}
 	r.s = summarise([]run{res})
-	r.note = strings.TrimSpace(firstLine(string(res.Stdout)))
+	r.note = strings.TrimSpace(text.FirstLine(string(res.Stdout)))
 	return r
 }
 
@@ -459,11 +460,6 @@ func latestSession(db string) string {
 	var id string
 	_ = d.SQL().Get(&id, `SELECT id FROM sessions WHERE project = ? ORDER BY last_activity_at DESC LIMIT 1`, benchgen.ProjectKey(0))
 	return id
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
 }
 
 func copyFile(from, to string) error {
@@ -714,10 +710,4 @@ func verdict(r row) string {
 	return strings.Join(v, "; ")
 }
 
-func oneLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > 120 {
-		s = s[:120] + "..."
-	}
-	return s
-}
+func oneLine(s string) string { return text.CutWord(text.OneLine(s), 120) }

@@ -20,6 +20,7 @@ import (
 	"github.com/memhq/mem/internal/interchange"
 	"github.com/memhq/mem/internal/memory"
 	"github.com/memhq/mem/internal/store"
+	"github.com/memhq/mem/internal/text"
 )
 
 // stress runs the reliability suite against a built mem.
@@ -629,7 +630,7 @@ func (s *stress) crashSummarize() error {
 		return err
 	}
 	if sums, err := count(db, "summaries"); err != nil || sums != sessions {
-		return fmt.Errorf("after the rerun: %d summaries (%v) for %d sessions: %s", sums, err, sessions, firstLine(string(r.Stdout)))
+		return fmt.Errorf("after the rerun: %d summaries (%v) for %d sessions: %s", sums, err, sessions, text.FirstLine(string(r.Stdout)))
 	}
 	fmt.Printf("     %d of %d summarize runs killed mid-way\n", kills, s.n(4, 20))
 	return s.healthy(db)
@@ -710,7 +711,7 @@ func (s *stress) readOnly() error {
 		return err
 	}
 	g := s.asNobody(db, "get", "1")
-	s.badRows = append(s.badRows, [4]string{"database file the caller cannot write (reading)", "mem get 1", fmt.Sprint(g.Code), firstLine(strings.TrimSpace(string(g.Stdout) + string(g.Stderr)))})
+	s.badRows = append(s.badRows, [4]string{"database file the caller cannot write (reading)", "mem get 1", fmt.Sprint(g.Code), text.FirstLine(strings.TrimSpace(string(g.Stdout) + string(g.Stderr)))})
 	if g.Wall > 10*time.Second {
 		return fmt.Errorf("mem get on a read-only database took %v", g.Wall)
 	}
@@ -718,7 +719,7 @@ func (s *stress) readOnly() error {
 }
 
 func (s *stress) expectReadOnly(r run, db, what string) error {
-	s.badRows = append(s.badRows, [4]string{"database file the caller cannot write", "mem observe ...", fmt.Sprint(r.Code), firstLine(string(r.Stderr))})
+	s.badRows = append(s.badRows, [4]string{"database file the caller cannot write", "mem observe ...", fmt.Sprint(r.Code), text.FirstLine(string(r.Stderr))})
 	if r.Code == 0 {
 		return fmt.Errorf("%s: succeeded", what)
 	}
@@ -780,7 +781,7 @@ func (s *stress) fullImport(db, file, what string, wrap []string) error {
 	if cmd.ProcessState != nil {
 		code = cmd.ProcessState.ExitCode()
 	}
-	s.badRows = append(s.badRows, [4]string{what, "mem import FILE", fmt.Sprint(code), firstLine(errb.String())})
+	s.badRows = append(s.badRows, [4]string{what, "mem import FILE", fmt.Sprint(code), text.FirstLine(errb.String())})
 	msg := strings.ToLower(errb.String())
 	switch {
 	case code == 0:
@@ -814,7 +815,7 @@ func (s *stress) garbage() error {
 	before := sha256.Sum256(junk)
 	for _, args := range [][]string{{"get", "1"}, {"observe", "--session", "s", "--type", "note", "--title", "x"}, {"doctor"}, {"import", "-"}} {
 		r := s.run(db, []byte{}, args...)
-		s.badRows = append(s.badRows, [4]string{"database file replaced by random bytes", "mem " + strings.Join(args, " "), fmt.Sprint(r.Code), firstLine(string(r.Stderr))})
+		s.badRows = append(s.badRows, [4]string{"database file replaced by random bytes", "mem " + strings.Join(args, " "), fmt.Sprint(r.Code), text.FirstLine(string(r.Stderr))})
 		if r.Code == 0 {
 			return fmt.Errorf("mem %v on a garbage file succeeded", args)
 		}
@@ -850,7 +851,7 @@ func (s *stress) garbage() error {
 	}
 	for _, args := range [][]string{{"doctor"}, {"get", "1500"}, {"export"}} {
 		r := s.run(cut, nil, args...)
-		s.badRows = append(s.badRows, [4]string{"database file cut in half", "mem " + strings.Join(args, " "), fmt.Sprint(r.Code), firstLine(string(r.Stderr) + string(r.Stdout))})
+		s.badRows = append(s.badRows, [4]string{"database file cut in half", "mem " + strings.Join(args, " "), fmt.Sprint(r.Code), text.FirstLine(string(r.Stderr) + string(r.Stdout))})
 		if r.Wall > 10*time.Second {
 			return fmt.Errorf("mem %v on a cut file took %v", args, r.Wall)
 		}

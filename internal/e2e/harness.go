@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/memhq/mem/internal/text"
 )
 
 // Options are what cmd/mem-e2e passes in.
@@ -87,13 +89,7 @@ func (h *H) note(format string, args ...any) {
 	fmt.Fprintf(h.out, "     %-8s %s\n", h.Agent.Name, s)
 }
 
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 220 {
-		s = s[:217] + "..."
-	}
-	return s
-}
+func oneLine(s string) string { return text.CutWord(text.OneLine(s), 220) }
 
 // newH makes the scratch HOME, project and recorder for agent.
 func newH(opt Options, a *Agent, srv *Server) (*H, error) {

@@ -162,7 +162,7 @@ func BenchmarkSearch100k(b *testing.B) {
 			b.Fatalf("search %q: %v", queries[i%len(queries)], err)
 		}
 		if res.IsError {
-			b.Fatalf("search %q: %s", queries[i%len(queries)], text(res))
+			b.Fatalf("search %q: %s", queries[i%len(queries)], resultText(res))
 		}
 	}
 	for i := range 50 { // warm up the page cache and the server

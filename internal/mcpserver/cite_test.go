@@ -42,8 +42,8 @@ func TestCitationsAndCorrections(t *testing.T) {
 		t.Errorf("after the edit, standing %+v, want pay/retry.go changed", s)
 	}
 	res := call(t, f.cs, "search", map[string]any{"query": "payments retry"})
-	if !strings.Contains(text(res), "[stale: pay/retry.go changed]") {
-		t.Errorf("search does not mark the stale hit: %s", text(res))
+	if !strings.Contains(resultText(res), "[stale: pay/retry.go changed]") {
+		t.Errorf("search does not mark the stale hit: %s", resultText(res))
 	}
 
 	var second SaveOutput
@@ -55,15 +55,15 @@ func TestCitationsAndCorrections(t *testing.T) {
 			got.Observations[0].SupersededBy, second.ID, got.Observations[1].Standing)
 	}
 	res = call(t, f.cs, "search", map[string]any{"query": "payments retry times"})
-	if txt := text(res); !strings.Contains(txt, "[retired: corrected by #") || strings.Index(txt, "nine") > strings.Index(txt, "five") {
+	if txt := resultText(res); !strings.Contains(txt, "[retired: corrected by #") || strings.Index(txt, "nine") > strings.Index(txt, "five") {
 		t.Errorf("search does not rank the correction first and mark the retired one: %s", txt)
 	}
 	if res := call(t, f.cs, "save_observation", map[string]any{"type": "note", "title": "x", "supersedes": 99999}); !res.IsError ||
-		!strings.Contains(text(res), "supersedes") {
-		t.Errorf("an unknown id to supersede: %s", text(res))
+		!strings.Contains(resultText(res), "supersedes") {
+		t.Errorf("an unknown id to supersede: %s", resultText(res))
 	}
 	if res := call(t, f.cs, "save_observation", map[string]any{"type": "note", "title": "x", "supersedes": -1}); !res.IsError ||
-		!strings.Contains(text(res), "supersedes") {
-		t.Errorf("a negative id to supersede: %s", text(res))
+		!strings.Contains(resultText(res), "supersedes") {
+		t.Errorf("a negative id to supersede: %s", resultText(res))
 	}
 }

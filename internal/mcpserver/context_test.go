@@ -27,7 +27,7 @@ func testRecentContext(t *testing.T, start starter) {
 	res := call(t, f.cs, "recent_context", map[string]any{})
 	structured(t, res, &out)
 	want := injectBlock(t, f.db, recall.Request{Project: testProject})
-	if out.Text != want || text(res) != want {
+	if out.Text != want || resultText(res) != want {
 		t.Errorf("recent_context is not the mem inject block:\n%s\nwant:\n%s", out.Text, want)
 	}
 	for _, w := range []string{"<memory_context", "Make hooks safe", "#3 discovery"} {
@@ -59,8 +59,8 @@ func testRecentContext(t *testing.T, start starter) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(t, f.cs, "recent_context", tc.args)
-			if !res.IsError || !strings.Contains(text(res), tc.want) {
-				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, text(res), tc.want)
+			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
+				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, resultText(res), tc.want)
 			}
 		})
 	}
@@ -76,8 +76,8 @@ func TestRecentContextOfEmptyProject(t *testing.T) {
 	var out ContextOutput
 	res := call(t, cs, "recent_context", nil)
 	structured(t, res, &out)
-	if !out.Empty || out.Text != "" || !strings.Contains(text(res), "No memory yet for project empty/project") {
-		t.Errorf("empty project: %+v, text %q", out, text(res))
+	if !out.Empty || out.Text != "" || !strings.Contains(resultText(res), "No memory yet for project empty/project") {
+		t.Errorf("empty project: %+v, text %q", out, resultText(res))
 	}
 	got, err := readResource(t, cs, "mem://context/auto")
 	if err != nil || !strings.Contains(got, "No memory yet") {

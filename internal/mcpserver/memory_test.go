@@ -52,7 +52,7 @@ func TestManyCallsKeepMemoryFlat(t *testing.T) {
 			c := calls[i%len(calls)]
 			res := call(t, f.cs, c.name, c.args(i))
 			if res.IsError {
-				t.Fatalf("call %d %s: %s", i, c.name, text(res))
+				t.Fatalf("call %d %s: %s", i, c.name, resultText(res))
 			}
 		}
 	}

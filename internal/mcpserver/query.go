@@ -11,6 +11,7 @@ import (
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/search"
+	"github.com/memhq/mem/internal/text"
 )
 
 // toolNames lists every tool the server offers.
@@ -243,7 +244,7 @@ func entries(hits []search.Hit) []IndexEntry {
 	out := make([]IndexEntry, 0, len(hits))
 	for _, h := range hits {
 		out = append(out, IndexEntry{Kind: string(h.Kind), ID: h.ID, Type: h.Type, Date: h.Date.UTC().Format("2006-01-02 15:04"),
-			Title: oneLine(h.Title), Snippet: oneLine(h.Snippet), Session: h.SessionID, Anchor: h.Anchor, Flag: h.Flag, Note: h.Note})
+			Title: text.OneLine(h.Title), Snippet: text.OneLine(h.Snippet), Session: h.SessionID, Anchor: h.Anchor, Flag: h.Flag, Note: h.Note})
 	}
 	return out
 }

@@ -39,13 +39,13 @@ func testSearch(t *testing.T, start starter) {
 		!strings.Contains(e.Title, "Use WAL") {
 		t.Errorf("index entry %+v", e)
 	}
-	if txt := text(res); !strings.Contains(txt, "#1 2026-03-01 12:00 decision: Use WAL") || !strings.Contains(txt, "get_observations") {
+	if txt := resultText(res); !strings.Contains(txt, "#1 2026-03-01 12:00 decision: Use WAL") || !strings.Contains(txt, "get_observations") {
 		t.Errorf("text content:\n%s", txt)
 	}
 	// Claude Code and Codex give the model the structured result, not the
 	// text: it carries how to go on too.
-	if !strings.HasPrefix(out.Next, "Next: timeline") || !strings.Contains(out.Next, "get_observations") || !strings.Contains(text(res), out.Next) {
-		t.Errorf("structured next %q; text:\n%s", out.Next, text(res))
+	if !strings.HasPrefix(out.Next, "Next: timeline") || !strings.Contains(out.Next, "get_observations") || !strings.Contains(resultText(res), out.Next) {
+		t.Errorf("structured next %q; text:\n%s", out.Next, resultText(res))
 	}
 	var none SearchOutput
 	structured(t, call(t, f.cs, "search", map[string]any{"query": "zzqx nothing"}), &none)
@@ -98,8 +98,8 @@ func testSearch(t *testing.T, start starter) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(t, f.cs, "search", tc.args)
-			if !res.IsError || !strings.Contains(text(res), tc.want) {
-				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, text(res), tc.want)
+			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
+				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, resultText(res), tc.want)
 			}
 		})
 	}
@@ -124,7 +124,7 @@ func testTimeline(t *testing.T, start starter) {
 	if !strings.Contains(out.Next, "get_observations") || !strings.Contains(out.Next, "[1, 2]") {
 		t.Errorf("structured next %q", out.Next)
 	}
-	if txt := text(res); !strings.Contains(txt, "> #2 ") || !strings.Contains(txt, "[1, 2]") {
+	if txt := resultText(res); !strings.Contains(txt, "> #2 ") || !strings.Contains(txt, "[1, 2]") {
 		t.Errorf("text content:\n%s", txt)
 	}
 
@@ -168,8 +168,8 @@ func testTimeline(t *testing.T, start starter) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(t, f.cs, "timeline", tc.args)
-			if !res.IsError || !strings.Contains(text(res), tc.want) {
-				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, text(res), tc.want)
+			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
+				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, resultText(res), tc.want)
 			}
 		})
 	}

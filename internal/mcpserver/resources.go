@@ -14,6 +14,7 @@ import (
 
 	"github.com/memhq/mem/internal/guard"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Resource addresses.
@@ -113,11 +114,11 @@ func renderFile(path, project string, obs []memory.Observation) string {
 			continue
 		}
 		fmt.Fprintf(&b, "%s (%s)\n", indexLine(o), how)
-		if n := oneLine(o.Narrative); n != "" {
+		if n := text.OneLine(o.Narrative); n != "" {
 			fmt.Fprintf(&b, "  %s\n", clip(n, 300))
 		}
 		for _, f := range o.Facts {
-			fmt.Fprintf(&b, "  - %s\n", clip(oneLine(f), 200))
+			fmt.Fprintf(&b, "  - %s\n", clip(text.OneLine(f), 200))
 		}
 	}
 	fmt.Fprintf(&b, "\nFull records: get_observations with ids [%s].\n", strings.Join(ids, ", "))

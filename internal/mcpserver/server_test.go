@@ -114,7 +114,7 @@ func call(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallT
 func structured(t testing.TB, res *mcp.CallToolResult, v any) {
 	t.Helper()
 	if res.IsError {
-		t.Fatalf("tool error: %s", text(res))
+		t.Fatalf("tool error: %s", resultText(res))
 	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
@@ -125,7 +125,7 @@ func structured(t testing.TB, res *mcp.CallToolResult, v any) {
 	}
 }
 
-func text(res *mcp.CallToolResult) string {
+func resultText(res *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -200,8 +200,8 @@ func testGetObservations(t *testing.T, start starter) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(t, cs, "get_observations", tc.args)
-			if !res.IsError || !strings.Contains(text(res), tc.want) {
-				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, text(res), tc.want)
+			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
+				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, resultText(res), tc.want)
 			}
 		})
 	}
@@ -223,8 +223,8 @@ func testSaveObservation(t *testing.T, start starter) {
 	if first.ID == 0 || first.Duplicate || !strings.HasPrefix(first.Session, "mcp-") || first.Project != testProject {
 		t.Fatalf("first save: %+v", first)
 	}
-	if !strings.Contains(text(res), "#") {
-		t.Errorf("text content %q does not give the id", text(res))
+	if !strings.Contains(resultText(res), "#") {
+		t.Errorf("text content %q does not give the id", resultText(res))
 	}
 	var again SaveOutput
 	structured(t, call(t, cs, "save_observation", args), &again)
@@ -265,8 +265,8 @@ func testSaveObservation(t *testing.T, start starter) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := call(t, cs, "save_observation", tc.args)
-			if !res.IsError || !strings.Contains(text(res), tc.want) {
-				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, text(res), tc.want)
+			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
+				t.Errorf("got IsError=%v %q, want a tool error containing %q", res.IsError, resultText(res), tc.want)
 			}
 		})
 	}
@@ -386,8 +386,8 @@ func TestPanickingToolIsAToolError(t *testing.T) {
 	})
 	cs := connect(t, srv)
 	res := call(t, cs, "boom", map[string]any{"ids": []int{1}})
-	if !res.IsError || !strings.Contains(text(res), "boom failed: internal error") {
-		t.Errorf("got IsError=%v %q", res.IsError, text(res))
+	if !res.IsError || !strings.Contains(resultText(res), "boom failed: internal error") {
+		t.Errorf("got IsError=%v %q", res.IsError, resultText(res))
 	}
 	// The server still answers.
 	var out SaveOutput
@@ -443,8 +443,8 @@ func testSecretSessionIDs(t *testing.T, start starter, secret string) {
 		if len(got) != 1 || got[0].Title != "Widget cache is warmed at start" || got[0].Session != stored {
 			t.Errorf("%s %v: %+v, want the one observation of session %s", tc.tool, tc.args, got, stored)
 		}
-		if strings.Contains(text(res), secret) || out.Session == secret {
-			t.Errorf("%s %v shows the secret: %s", tc.tool, tc.args, text(res))
+		if strings.Contains(resultText(res), secret) || out.Session == secret {
+			t.Errorf("%s %v shows the secret: %s", tc.tool, tc.args, resultText(res))
 		}
 	}
 	var saved SaveOutput
@@ -465,8 +465,8 @@ func TestRefusedSessionIDs(t *testing.T) {
 	long := "ses-" + strings.Repeat("0123456789abcdef", 13)
 	for _, tool := range []string{"search", "timeline"} {
 		res := call(t, cs, tool, map[string]any{"session": long})
-		if !res.IsError || !strings.Contains(text(res), "session: must be a session id of at most 200 characters") {
-			t.Errorf("%s refused nothing: IsError=%v %q", tool, res.IsError, text(res))
+		if !res.IsError || !strings.Contains(resultText(res), "session: must be a session id of at most 200 characters") {
+			t.Errorf("%s refused nothing: IsError=%v %q", tool, res.IsError, resultText(res))
 		}
 	}
 	if _, err := New(Options{DB: db, Project: testProject, Session: long}); err == nil || !strings.HasPrefix(err.Error(), "--session: must be") {

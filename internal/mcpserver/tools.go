@@ -13,6 +13,7 @@ import (
 	"github.com/memhq/mem/internal/privacy"
 	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/termsafe"
+	"github.com/memhq/mem/internal/text"
 )
 
 // maxGet bounds one get_observations call, so one call cannot flood the
@@ -205,14 +206,10 @@ func indexLine(o memory.Observation) string {
 	if o.Review.Held() {
 		flag = o.Flag
 	}
-	return fmt.Sprintf("#%d %s %s%s: %s", o.ID, day(o), o.Type, flagMark(flag), oneLine(o.Title))
+	return fmt.Sprintf("#%d %s %s%s: %s", o.ID, day(o), o.Type, flagMark(flag), text.OneLine(o.Title))
 }
 
 func day(o memory.Observation) string { return o.CreatedAt.UTC().Format("2006-01-02") }
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
 
 // clientName is the name the MCP client gave when it connected (the agent:
 // claude-code, codex-mcp-client, ...), filtered; "" when it gave none.

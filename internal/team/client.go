@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Errors a sync reports.
@@ -276,13 +277,7 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-func firstLine(b []byte) string {
-	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
-}
+func firstLine(b []byte) string { return text.CutWord(text.FirstLine(string(b)), 200) }
 
 // Column readers for query results (numbers arrive as json.Number).
 

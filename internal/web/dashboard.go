@@ -15,6 +15,7 @@ import (
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/remember"
 	"github.com/memhq/mem/internal/search"
 	"github.com/memhq/mem/internal/switches"
 )
@@ -104,12 +105,15 @@ type searchResult struct {
 }
 
 // searched runs q (read from the form with formErr) when run is set; err is
-// a failure that is not the form's.
+// a failure that is not the form's. Its hits are checked as mem search
+// checks them: a hit whose cited files changed or went carries its note,
+// one the instruction check holds back its flag. The viewer only reads, so
+// what the check learnt is not kept.
 func (s *Server) searched(r *http.Request, q search.Query, formErr error, run bool) (searchResult, error) {
 	res := searchResult{status: http.StatusOK}
 	err := formErr
 	if err == nil && run {
-		res.hits, err = search.Search(r.Context(), s.o.DB, q)
+		res.hits, _, err = remember.Search(r.Context(), s.o.DB, q)
 	}
 	switch {
 	case memory.IsInvalid(err):

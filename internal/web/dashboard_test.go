@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/cite"
 	"github.com/memhq/mem/internal/config"
 	"github.com/memhq/mem/internal/memory"
 )
@@ -193,5 +194,38 @@ func TestTokenCookieIsKept(t *testing.T) {
 	c := w.Result().Cookies()
 	if len(c) != 1 || c[0].MaxAge < 30*24*60*60 || !c[0].HttpOnly {
 		t.Errorf("the token cookie: %+v", c)
+	}
+}
+
+// TestSearchMarksStaleHits: a hit whose cited file changed since it was
+// recorded says so on the search pages, as mem search does.
+func TestSearchMarksStaleHits(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	file := filepath.Join(f.root, "pay", "retry.go")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("package pay\n\nconst MaxRetries = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := memory.Observation{SessionID: f.session, Type: memory.TypeDecision, Title: "payments retry wombat five times",
+		FilesModified: []string{"pay/retry.go"}, CreatedAt: time.Date(2026, 5, 1, 11, 0, 0, 0, time.UTC)}
+	o.Citations = cite.Take(f.root, cite.Files(&o, ""))
+	if _, err := f.db.AddObservation(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/search?q=wombat", "/project?p=" + url.QueryEscape(testProject) + "&q=wombat"} {
+		if body := f.do(t, "GET", p, nil, nil).Body.String(); strings.Contains(body, "stale") || !strings.Contains(body, "wombat") {
+			t.Errorf("%s before the change: want the hit, not marked stale:\n%s", p, body)
+		}
+	}
+	if err := os.WriteFile(file, []byte("package pay\n\nconst MaxRetries = 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/search?q=wombat", "/project?p=" + url.QueryEscape(testProject) + "&q=wombat"} {
+		if body := f.do(t, "GET", p, nil, nil).Body.String(); !strings.Contains(body, `<span class="note">stale: pay/retry.go changed</span>`) {
+			t.Errorf("%s after the change: the hit is not marked stale:\n%s", p, body)
+		}
 	}
 }
