@@ -182,6 +182,7 @@ func (e *Engine) keywords(ctx context.Context, s Session, prompt string, rep *Re
 type candidate struct {
 	obs       memory.Observation
 	relevance float64
+	named     bool // an observation of a file the prompt names, not a search hit
 }
 
 func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, rep *Report) error {
@@ -230,8 +231,12 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 		if c.obs.SessionID == s.ID {
 			continue // the session knows what it did itself
 		}
-		if c.relevance > best[c.obs.ID].relevance {
-			best[c.obs.ID] = c
+		b := best[c.obs.ID]
+		if c.relevance > b.relevance {
+			b.obs, b.relevance = c.obs, c.relevance
+		}
+		if b.named = b.named || c.named; b.relevance > 0 {
+			best[c.obs.ID] = b
 		}
 	}
 	list := make([]candidate, 0, len(best))
@@ -254,48 +259,125 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	if err != nil {
 		return err
 	}
-	budget := e.promptBudget()
-	taken, top := 0, 0.0
+	var open []candidate // what the session may still be given
 	for _, c := range list {
 		// The last gate (internal/guard): a held observation is not given,
 		// an untrusted one only in mem's words.
-		if given[fmt.Sprint(c.obs.ID)] || !guard.ForAgent(&c.obs) {
-			continue
+		if !given[fmt.Sprint(c.obs.ID)] && guard.ForAgent(&c.obs) {
+			open = append(open, c)
 		}
-		// A few of the best, and only those nearly as relevant as the best:
-		// past that, more observations bring more noise than answers.
-		if taken == maxPromptObservations || c.relevance < closeToBest*top {
-			break
+	}
+	pick := oneSession(open)
+	if slices.ContainsFunc(open, func(c candidate) bool { return c.named }) {
+		pick = fewBest(open)
+	}
+	if len(pick) == 0 {
+		return nil
+	}
+	// A session with a request is given as that request once and its
+	// observations' headlines: what it was for, and where to look.
+	requests := map[string]*memory.Summary{}
+	if e.Summaries != nil {
+		ids := make([]string, len(pick))
+		for i, c := range pick {
+			ids[i] = c.obs.SessionID
 		}
-		if taken == 0 {
-			top = c.relevance
+		sums, err := e.Summaries.SessionSummaries(ctx, ids)
+		if err != nil {
+			return err
 		}
-		taken++
+		for i := range sums {
+			if strings.TrimSpace(sums[i].Request) != "" && guard.SummaryForAgent(&sums[i]) {
+				requests[sums[i].SessionID] = &sums[i]
+			}
+		}
+	}
+	budget := e.promptBudget()
+	for _, c := range pick {
 		// Each observation is cut to its own share, not to what is left: a
-		// stub of the tenth hit is worth less than room for the next prompt.
-		text := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
-		cost := tokens.Estimate(text)
+		// stub of the last one is worth less than room for the next prompt.
+		content := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
+		if r, ok := requests[c.obs.SessionID]; ok {
+			content = observationHead(c.obs)
+			if r != nil {
+				content += fmt.Sprintf("\nS%d %s: %s", r.ID, r.CreatedAt.UTC().Format("2006-01-02"),
+					text.Cut(text.OneLine(r.Request), maxPromptRequestChars))
+			}
+			content = Trim(content, min(maxObservationTokens, e.promptBudget()))
+		}
+		cost := tokens.Estimate(content)
 		if cost > budget {
 			continue
 		}
-		ok, err := e.registerObservation(ctx, s, SourceMemory, c.obs, text, memory.PriorityNormal)
+		ok, err := e.registerObservation(ctx, s, SourceMemory, c.obs, content, memory.PriorityNormal)
 		if err != nil {
 			return err
 		}
 		if ok {
 			budget -= cost
 			rep.Registered = append(rep.Registered, SourceMemory+":#"+fmt.Sprint(c.obs.ID))
+			if _, ok := requests[c.obs.SessionID]; ok {
+				requests[c.obs.SessionID] = nil // the request once
+			}
 		}
 	}
 	return nil
 }
 
-// maxPromptObservations bounds the observations one prompt registers, and
-// closeToBest is the share of the best one's relevance the others need (see
-// scripts/eval: more, or less alike, lowers precision more than it raises hits).
+// oneSession picks what a prompt's search hits give (candidates best
+// first): the observations of the best one's session that are nearly as
+// relevant as the best (closeToBest), at most maxPromptObservations, and
+// only when that session stands out: nothing when another session's best
+// comes within standOut of it. A second session is seldom the answer (on
+// scripts/eval code it never was), and a tie is a guess.
+func oneSession(list []candidate) []candidate {
+	if len(list) == 0 {
+		return nil
+	}
+	best := list[0]
+	for _, c := range list[1:] {
+		if c.obs.SessionID != best.obs.SessionID {
+			if c.relevance >= standOut*best.relevance {
+				return nil
+			}
+			break
+		}
+	}
+	var own []candidate
+	for _, c := range list {
+		if c.obs.SessionID == best.obs.SessionID {
+			own = append(own, c)
+		}
+	}
+	return fewBest(own)
+}
+
+// fewBest picks what a prompt that names a file gives (candidates best
+// first): the file is no guess, so its observations come whichever session
+// made them, at most maxPromptObservations, each nearly as relevant as the
+// best (closeToBest).
+func fewBest(list []candidate) []candidate {
+	var out []candidate
+	for _, c := range list {
+		if len(out) == maxPromptObservations || c.relevance < closeToBest*list[0].relevance {
+			break
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// maxPromptObservations bounds the observations one prompt registers,
+// closeToBest is the share of the best one's relevance the others need, and
+// standOut the share of it another session's best may not reach (see
+// scripts/eval and scripts/eval code: more observations, or less alike, or
+// other sessions', lower precision more than they raise hits).
+// maxPromptRequestChars bounds the request a session's entry quotes.
 const (
 	maxPromptObservations = 3
 	closeToBest           = 0.9
+	standOut              = 0.99
+	maxPromptRequestChars = 200
 )
 
 // maxSearchHits bounds the one search a prompt makes.
@@ -324,7 +406,7 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 					if slices.Contains(o.FilesModified, p) {
 						rel = 0.9
 					}
-					out = append(out, candidate{obs: o, relevance: rel})
+					out = append(out, candidate{obs: o, relevance: rel, named: true})
 					found = true
 				}
 			}
@@ -947,11 +1029,7 @@ func pathForms(root, path string) []string {
 // cut to budget tokens.
 func ObservationText(o memory.Observation, budget int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"))
-	if o.Standing != nil && o.Standing.Stale {
-		fmt.Fprintf(&b, " (%s)", o.Standing.Note())
-	}
-	b.WriteString(": " + o.Title)
+	b.WriteString(observationHead(o))
 	if o.Subtitle != "" {
 		b.WriteString("\n" + o.Subtitle)
 	}
@@ -965,6 +1043,16 @@ func ObservationText(o memory.Observation, budget int) string {
 		b.WriteString("\nfiles: " + strings.Join(files, ", "))
 	}
 	return Trim(b.String(), budget)
+}
+
+// observationHead is an observation's header line: its id, type, date,
+// standing when stale, and title.
+func observationHead(o memory.Observation) string {
+	head := fmt.Sprintf("#%d %s %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"))
+	if o.Standing != nil && o.Standing.Stale {
+		head += fmt.Sprintf(" (%s)", o.Standing.Note())
+	}
+	return head + ": " + o.Title
 }
 
 // Trim cuts text to at most budget tokens (tokens.Estimate) at a line or
