@@ -182,7 +182,6 @@ func (e *Engine) keywords(ctx context.Context, s Session, prompt string, rep *Re
 type candidate struct {
 	obs       memory.Observation
 	relevance float64
-	named     bool // an observation of a file the prompt names, not a search hit
 }
 
 func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, rep *Report) error {
@@ -231,12 +230,8 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 		if c.obs.SessionID == s.ID {
 			continue // the session knows what it did itself
 		}
-		b := best[c.obs.ID]
-		if c.relevance > b.relevance {
-			b.obs, b.relevance = c.obs, c.relevance
-		}
-		if b.named = b.named || c.named; b.relevance > 0 {
-			best[c.obs.ID] = b
+		if c.relevance > best[c.obs.ID].relevance {
+			best[c.obs.ID] = c
 		}
 	}
 	list := make([]candidate, 0, len(best))
@@ -259,49 +254,38 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	if err != nil {
 		return err
 	}
-	var open []candidate // what the session may still be given
+	requests, err := e.requests(ctx, list)
+	if err != nil {
+		return err
+	}
+	budget := e.promptBudget()
+	taken, top := 0, 0.0
 	for _, c := range list {
 		// The last gate (internal/guard): a held observation is not given,
 		// an untrusted one only in mem's words.
-		if !given[fmt.Sprint(c.obs.ID)] && guard.ForAgent(&c.obs) {
-			open = append(open, c)
+		if given[fmt.Sprint(c.obs.ID)] || !guard.ForAgent(&c.obs) {
+			continue
 		}
-	}
-	pick := oneSession(open)
-	if slices.ContainsFunc(open, func(c candidate) bool { return c.named }) {
-		pick = fewBest(open)
-	}
-	if len(pick) == 0 {
-		return nil
-	}
-	// A session with a request is given as that request once and its
-	// observations' headlines: what it was for, and where to look.
-	requests := map[string]*memory.Summary{}
-	if e.Summaries != nil {
-		ids := make([]string, len(pick))
-		for i, c := range pick {
-			ids[i] = c.obs.SessionID
+		// A few of the best, and only those nearly as relevant as the best:
+		// past that, more observations bring more noise than answers.
+		if taken == maxPromptObservations || c.relevance < closeToBest*top {
+			break
 		}
-		sums, err := e.Summaries.SessionSummaries(ctx, ids)
-		if err != nil {
-			return err
+		if taken == 0 {
+			top = c.relevance
 		}
-		for i := range sums {
-			if strings.TrimSpace(sums[i].Request) != "" && guard.SummaryForAgent(&sums[i]) {
-				requests[sums[i].SessionID] = &sums[i]
-			}
-		}
-	}
-	budget := e.promptBudget()
-	for _, c := range pick {
+		taken++
 		// Each observation is cut to its own share, not to what is left: a
-		// stub of the last one is worth less than room for the next prompt.
+		// stub of the tenth hit is worth less than room for the next prompt.
+		// An observation of a session that holds its request is given as its
+		// headline, with the request at the first of the session's: what the
+		// session was for, and the id to fetch for the rest.
 		content := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
-		if r, ok := requests[c.obs.SessionID]; ok {
+		r, ok := requests[c.obs.SessionID]
+		if ok {
 			content = observationHead(c.obs)
-			if r != nil {
-				content += fmt.Sprintf("\nS%d %s: %s", r.ID, r.CreatedAt.UTC().Format("2006-01-02"),
-					text.Cut(text.OneLine(r.Request), maxPromptRequestChars))
+			if r != "" {
+				content += "\nrequest: " + r
 			}
 			content = Trim(content, min(maxObservationTokens, e.promptBudget()))
 		}
@@ -309,76 +293,55 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 		if cost > budget {
 			continue
 		}
-		ok, err := e.registerObservation(ctx, s, SourceMemory, c.obs, content, memory.PriorityNormal)
+		registered, err := e.registerObservation(ctx, s, SourceMemory, c.obs, content, memory.PriorityNormal)
 		if err != nil {
 			return err
 		}
-		if ok {
+		if registered {
 			budget -= cost
 			rep.Registered = append(rep.Registered, SourceMemory+":#"+fmt.Sprint(c.obs.ID))
-			if _, ok := requests[c.obs.SessionID]; ok {
-				requests[c.obs.SessionID] = nil // the request once
+			if ok {
+				requests[c.obs.SessionID] = "" // the request once
 			}
 		}
 	}
 	return nil
 }
 
-// oneSession picks what a prompt's search hits give (candidates best
-// first): the observations of the best one's session that are nearly as
-// relevant as the best (closeToBest), at most maxPromptObservations, and
-// only when that session stands out: nothing when another session's best
-// comes within standOut of it. A second session is seldom the answer (on
-// scripts/eval code it never was), and a tie is a guess.
-func oneSession(list []candidate) []candidate {
-	if len(list) == 0 {
-		return nil
+// requests returns the request of each session of cands whose summary
+// holds one (a coding session's first prompt), cut to maxPromptRequestChars.
+func (e *Engine) requests(ctx context.Context, cands []candidate) (map[string]string, error) {
+	out := map[string]string{}
+	if e.Summaries == nil || len(cands) == 0 {
+		return out, nil
 	}
-	best := list[0]
-	for _, c := range list[1:] {
-		if c.obs.SessionID != best.obs.SessionID {
-			if c.relevance >= standOut*best.relevance {
-				return nil
-			}
-			break
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.obs.SessionID
+	}
+	sums, err := e.Summaries.SessionSummaries(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sums {
+		if r := text.OneLine(sums[i].Request); r != "" && guard.SummaryForAgent(&sums[i]) {
+			out[sums[i].SessionID] = text.Cut(r, maxPromptRequestChars)
 		}
 	}
-	var own []candidate
-	for _, c := range list {
-		if c.obs.SessionID == best.obs.SessionID {
-			own = append(own, c)
-		}
-	}
-	return fewBest(own)
+	return out, nil
 }
 
-// fewBest picks what a prompt that names a file gives (candidates best
-// first): the file is no guess, so its observations come whichever session
-// made them, at most maxPromptObservations, each nearly as relevant as the
-// best (closeToBest).
-func fewBest(list []candidate) []candidate {
-	var out []candidate
-	for _, c := range list {
-		if len(out) == maxPromptObservations || c.relevance < closeToBest*list[0].relevance {
-			break
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// maxPromptObservations bounds the observations one prompt registers,
-// closeToBest is the share of the best one's relevance the others need, and
-// standOut the share of it another session's best may not reach (see
-// scripts/eval and scripts/eval code: more observations, or less alike, or
-// other sessions', lower precision more than they raise hits).
-// maxPromptRequestChars bounds the request a session's entry quotes.
+// maxPromptObservations bounds the observations one prompt registers, and
+// closeToBest is the share of the best one's relevance the others need (see
+// scripts/eval: more, or less alike, lowers precision more than it raises hits).
 const (
 	maxPromptObservations = 3
 	closeToBest           = 0.9
-	standOut              = 0.99
-	maxPromptRequestChars = 200
 )
+
+// maxPromptRequestChars bounds the request a prompt's entry quotes: about a
+// commit message's subject and the sentence after it.
+const maxPromptRequestChars = 200
 
 // maxSearchHits bounds the one search a prompt makes.
 const maxSearchHits = 20
@@ -406,7 +369,7 @@ func (e *Engine) lookup(ctx context.Context, s Session, all []Trigger, own int) 
 					if slices.Contains(o.FilesModified, p) {
 						rel = 0.9
 					}
-					out = append(out, candidate{obs: o, relevance: rel, named: true})
+					out = append(out, candidate{obs: o, relevance: rel})
 					found = true
 				}
 			}
