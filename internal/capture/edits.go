@@ -111,7 +111,7 @@ func writeObservation(c Call, in map[string]any, w Where) *memory.Observation {
 	verb := "Wrote"
 	switch strings.ToLower(str(decodeObject(c.Response), "type")) {
 	case "create":
-		verb = "Created"
+		verb = memory.CreatedVerb
 	case "update":
 		verb = "Rewrote"
 	}

@@ -15,12 +15,15 @@ const MaxEvent = 16 << 20
 
 // maxString bounds each string of an event as the hook parses it: a longer
 // one (a tool's output, a file written whole) keeps its first and last
-// maxString/2 bytes around a mark. Capture reads at most the first and last
-// 32 KiB of an output (internal/capture), so what mem records does not
-// change; what changes is the time: a 100 MB event is read, shortened and
-// parsed in a fraction of the hook's deadline instead of taking seconds
-// longer than it.
-const maxString = 1 << 20
+// maxString/2 bytes around a mark. Capture reads at most the first 64 KiB of
+// a field and the first and last 32 KiB of an output (internal/capture), and
+// a prompt is stored up to 64 KiB, so what mem records does not change. What
+// changes is the time: a 100 MB event is read, shortened and parsed in a
+// fraction of the hook's deadline instead of taking seconds longer than it.
+// Everything after the reading (decoding, the record in the spool, capture's
+// patterns and privacy filter) costs in proportion to maxString, so it is
+// kept at a few times what capture reads.
+const maxString = 256 << 10
 
 // cutMark replaces the middle of a shortened string (JSON string content).
 const cutMark = `\n…\n`
@@ -35,6 +38,7 @@ const readChunk = 1 << 20
 // the end of the string with it: that end could close a private part whose
 // opening was cut out, and would then be stored.
 func readEvent(in io.Reader) ([]byte, error) {
+	widenPipe(in)
 	c := condenser{}
 	buf := make([]byte, readChunk)
 	for {
@@ -135,6 +139,14 @@ func (c *condenser) content(seg []byte) {
 		c.tail = append(c.tail[:0], s[head:]...)
 		c.out.Truncate(c.start + head)
 		c.keepTail()
+		return
+	}
+	if keep := tailKeep + tailContext; len(seg) >= keep {
+		// The tail so far and all of seg but its end are cut out: looked
+		// at where they are, and only what may be kept is copied.
+		c.scanPrivate(c.tail)
+		c.scanPrivate(seg[:len(seg)-keep])
+		c.tail = append(c.tail[:0], seg[len(seg)-keep:]...)
 		return
 	}
 	c.tail = append(c.tail, seg...)

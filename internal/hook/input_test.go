@@ -100,9 +100,69 @@ func TestReadEventHugeInputIsFast(t *testing.T) {
 	t.Logf("%d MB read and shortened in %s", len(in)>>20, took)
 }
 
+// "private" in a cut-out middle drops the end wherever the reads split the
+// word, reads larger or smaller than what is kept of an end: each read's
+// cut-out part is looked at where it is, and a word split between two reads
+// is seen.
+func TestReadEventSeesPrivateAcrossReads(t *testing.T) {
+	const chunk = 300 << 10
+	fill := strings.Repeat("y", 8*maxString)
+	// The string's content starts after {"stdout":" (11 bytes): end is
+	// where a read ends in the content, and the word starts 1, 3 or 6
+	// bytes before it, or right at it.
+	for _, end := range []int{chunk - 11, 2*chunk - 11, 3*chunk - 11} {
+		for _, at := range []int{end - 1, end - 3, end - 6, end} {
+			for _, size := range []int{chunk, 7 << 10} {
+				value := fill[:at] + "PrIvAtE" + fill[at+7:] + "end"
+				in, _ := json.Marshal(map[string]string{"stdout": value})
+				out, err := readEvent(&chunkReader{b: in, n: size})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ev struct{ Stdout string }
+				if err := json.Unmarshal(out, &ev); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.HasSuffix(ev.Stdout, "\n…\n") {
+					t.Fatalf("word at %d, reads of %d: the end was kept: %q", at, size, ev.Stdout[len(ev.Stdout)-20:])
+				}
+			}
+		}
+	}
+}
+
+// chunkReader returns b in reads of n bytes.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.n)], r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
 func TestReadEventRefusesMillionsOfSmallValues(t *testing.T) {
 	in := "[" + strings.Repeat(`"ab",`, MaxEvent/5+10) + `"ab"]`
 	if _, err := readEvent(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), "ignored") {
 		t.Fatalf("err = %v, want the event ignored", err)
+	}
+}
+
+// BenchmarkReadEvent reads a 63 MB Claude Code event (a command's whole
+// output) as mem hook does.
+func BenchmarkReadEvent(b *testing.B) {
+	in, _ := json.Marshal(map[string]any{"session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+		"tool_input":    map[string]any{"command": "make"},
+		"tool_response": map[string]any{"stdout": strings.Repeat("x", 63_000_000) + "\nmain.go:3:2: undefined: frobnicate\n"}})
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if _, err := readEvent(bytes.NewReader(in)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -83,3 +83,8 @@ func ParseType(s string) (Type, error) {
 	}
 	return t, nil
 }
+
+// CreatedVerb starts the title of the change that created a file ("Created
+// FILE (N lines)", as capture writes it); a file's history finds the session
+// that created it by it.
+const CreatedVerb = "Created"

@@ -175,6 +175,11 @@ func TestDates(t *testing.T) {
 		{"since 2022", []string{"2022-01-01/0.25"}},
 		{"2023-02-30 is not a day", nil},
 		{"port 8080 and 99999", nil},
+		{"on 13 Oct 23 or 2 0 2 4, v1.20.3", nil},
+		{"１２０２３ full-width digits", nil},
+		{"x2024y", nil},
+		{"build_2024", nil},
+		{"Oct 3, 2024", []string{"2024-10-03/1"}},
 	}
 	for _, tt := range tests {
 		var got []string

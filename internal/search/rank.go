@@ -167,6 +167,16 @@ func (r Ranking) kindWeight(k Kind) float64 {
 // Words splits text into lower-case words the way the index does.
 func Words(text string) []string {
 	var out []string
+	eachWord(text, func(w string) bool {
+		out = append(out, w)
+		return true
+	})
+	return out
+}
+
+// eachWord calls yield with each word of text as Words splits it, until
+// yield returns false; it reports whether it reached the end.
+func eachWord(text string, yield func(string) bool) bool {
 	start := -1
 	for i, r := range text {
 		if isWordRune(r) {
@@ -176,14 +186,16 @@ func Words(text string) []string {
 			continue
 		}
 		if start >= 0 {
-			out = append(out, toLower(text[start:i]))
+			if !yield(toLower(text[start:i])) {
+				return false
+			}
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, toLower(text[start:]))
+		return yield(toLower(text[start:]))
 	}
-	return out
+	return true
 }
 
 func pow2(x float64) float64 { return math.Exp2(x) }

@@ -59,9 +59,11 @@ func Rank(ctx context.Context, src Source, q Query, plan Plan, r Ranking) ([]Sco
 				return nil, err
 			}
 		}
-		if spans := Dates(q.Text); k == KindObservation && r.DateWeight > 0 && len(spans) > 0 {
-			if cands, err = dated(ctx, src, q, r, spans, cands); err != nil {
-				return nil, err
+		if k == KindObservation && r.DateWeight > 0 {
+			if spans := Dates(q.Text); len(spans) > 0 {
+				if cands, err = dated(ctx, src, q, r, spans, cands); err != nil {
+					return nil, err
+				}
 			}
 		}
 		lists[k] = r.Combine(cands, sessions)
@@ -178,29 +180,21 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	if need := max(1, q.Limit+q.Offset); len(out)+len(extra) < need {
 		// Too few pass: the filters hide the newest rows of the common
 		// words, so their shares go to their newest rows that pass.
-		scoped, err := newestInScope(ctx, src, q, k, common, need, checked, extra)
+		ids, rows, err := newestInScope(ctx, src, q, k, common, need, checked, extra)
 		if err != nil {
 			return nil, err
-		}
-		ids := make(map[string][]int64, len(scoped))
-		rows := map[int64]Candidate{}
-		for u, cs := range scoped {
-			ids[u] = candidateIDs(cs)
-			for _, c := range cs {
-				rows[c.ID] = c
-			}
 		}
 		bonus = shares(words, weight, ids)
 		extra = extra[:0]
 		for _, id := range best(bonus, have, n) {
-			extra = append(extra, rows[id])
+			extra = append(extra, rows.get(id))
 		}
 	}
 	for i := range out {
-		out[i].BM25 -= bonus[out[i].ID]
+		out[i].BM25 -= bonus.get(out[i].ID)
 	}
 	for _, c := range extra {
-		c.BM25 = -bonus[c.ID]
+		c.BM25 = -bonus.get(c.ID)
 		out = append(out, c)
 	}
 	if err := phraseBonus(ctx, src, k, phrases, out, total); err != nil {
@@ -213,37 +207,135 @@ func candidates(ctx context.Context, src Source, q Query, k Kind, units []string
 	return out, nil
 }
 
+// share is the weight a row gets from the common words it has.
+type share struct {
+	id     int64
+	weight float64
+}
+
+// shareList is the shares of rows, by id: the rows of several thousand
+// ids a common word brings cost a map a short process many fresh pages.
+type shareList []share
+
+// get returns the share of the row id, 0 when it has none.
+func (l shareList) get(id int64) float64 {
+	if i, ok := slices.BinarySearchFunc(l, id, func(s share, id int64) int { return cmp.Compare(s.id, id) }); ok {
+		return l[i].weight
+	}
+	return 0
+}
+
 // shares adds up, per row, the weights of the common words whose rows
 // (ids, by word) it is among, in the order of words.
-func shares(words []string, weight map[string]float64, ids map[string][]int64) map[int64]float64 {
+//
+// Each word's rows are a run sorted by id (they come newest first), and the
+// runs are merged pairwise, the earlier word's first among equal ids, so
+// that a row's weights add up in the order of words: cheaper than sorting
+// every row and word again.
+func shares(words []string, weight map[string]float64, ids map[string][]int64) shareList {
 	size := 0
-	for _, l := range ids {
-		size = max(size, len(l))
-	}
-	bonus := make(map[int64]float64, size)
 	for _, u := range words {
-		for _, id := range ids[u] {
-			bonus[id] += weight[u]
+		size += len(ids[u])
+	}
+	all := make(shareList, size)
+	var runs [][]share
+	at := 0
+	for _, u := range words {
+		l, w := ids[u], weight[u]
+		run := all[at : at+len(l)]
+		at += len(l)
+		for i, id := range l {
+			run[len(l)-1-i] = share{id, w}
+		}
+		if !slices.IsSortedFunc(run, byShareID) {
+			slices.SortStableFunc(run, byShareID)
+		}
+		runs = append(runs, run)
+	}
+	var buf shareList
+	if len(runs) > 1 {
+		buf = make(shareList, size)
+	}
+	for len(runs) > 1 {
+		at = 0
+		next := runs[:0]
+		for i := 0; i < len(runs); i += 2 {
+			if i+1 == len(runs) {
+				next = append(next, append(buf[at:at], runs[i]...))
+				break
+			}
+			merged := mergeShares(buf[at:at], runs[i], runs[i+1])
+			at += len(merged)
+			next = append(next, merged)
+		}
+		runs, all, buf = next, buf, all
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	out := runs[0][:0] // folded in place: a row's entries are next to each other
+	for _, s := range runs[0] {
+		if n := len(out); n > 0 && out[n-1].id == s.id {
+			out[n-1].weight += s.weight
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func byShareID(a, b share) int { return cmp.Compare(a.id, b.id) }
+
+// mergeShares appends to dst the runs a and b merged by id, a's first
+// among equal ids.
+func mergeShares(dst, a, b []share) []share {
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].id < a[0].id {
+			dst, b = append(dst, b[0]), b[1:]
+		} else {
+			dst, a = append(dst, a[0]), a[1:]
 		}
 	}
-	return bonus
+	return append(append(dst, a...), b...)
 }
 
 // best returns the ids of the n rows with the highest bonus, leaving out
 // those have holds, newer first among equals.
-func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
-	type row struct {
-		id    int64
-		bonus float64
-	}
-	rest := make([]row, 0, len(bonus))
-	for id, b := range bonus {
-		if !have[id] {
-			rest = append(rest, row{id, b})
+func best(bonus shareList, have map[int64]bool, n int) []int64 {
+	rest := make([]share, 0, len(bonus))
+	for _, s := range bonus {
+		if !have[s.id] {
+			rest = append(rest, s)
 		}
 	}
-	slices.SortFunc(rest, func(a, b row) int {
-		if c := cmp.Compare(b.bonus, a.bonus); c != 0 {
+	if len(rest) > n && n > 0 {
+		// Only the rows at or above the n-th highest share are sorted: the
+		// shares alone sort much faster than the rows.
+		ws := make([]float64, len(rest))
+		for i, s := range rest {
+			ws[i] = s.weight
+		}
+		slices.Sort(ws)
+		cut, equal := ws[len(ws)-n], 0
+		for _, w := range ws[len(ws)-n:] {
+			if w == cut {
+				equal++
+			}
+		}
+		top := make([]share, 0, n)
+		for i := len(rest) - 1; i >= 0; i-- { // by id, newest first
+			switch s := rest[i]; {
+			case s.weight > cut:
+				top = append(top, s)
+			case s.weight == cut && equal > 0:
+				top = append(top, s)
+				equal--
+			}
+		}
+		rest = top
+	}
+	slices.SortFunc(rest, func(a, b share) int {
+		if c := cmp.Compare(b.weight, a.weight); c != 0 {
 			return c
 		}
 		return cmp.Compare(b.id, a.id)
@@ -255,18 +347,37 @@ func best(bonus map[int64]float64, have map[int64]bool, n int) []int64 {
 	return ids
 }
 
+// candidateList is candidates by id, each once.
+type candidateList []Candidate
+
+// byID sorts cands by id and keeps one of each.
+func byID(cands []Candidate) candidateList {
+	slices.SortStableFunc(cands, func(a, b Candidate) int { return cmp.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(cands, func(a, b Candidate) bool { return a.ID == b.ID })
+}
+
+// get returns the candidate of the row id, the zero one when it is not
+// among them.
+func (l candidateList) get(id int64) Candidate {
+	if i, ok := slices.BinarySearchFunc(l, id, func(c Candidate, id int64) int { return cmp.Compare(c.ID, id) }); ok {
+		return l[i]
+	}
+	return Candidate{}
+}
+
 // newestInScope returns, for each common unit (with the ids of its newest
-// window rows overall), the rows among them that pass the filters, newest
-// first; of the ids checked, those passed are known to pass. When fewer than need pass (a date, project or other filter that
-// the newest rows miss), the unit's older rows that pass are read until
-// need of them are found, none are left or scopeWalkRows of them were
-// looked at: a filter hides no older row that passes it among those, and
-// the walk's cost does not grow with the table (README).
+// window rows overall), the ids of the rows among them that pass the
+// filters, newest first, and those rows; of the ids checked, those passed
+// are known to pass. When fewer than need pass (a date, project or other
+// filter that the newest rows miss), the unit's older rows that pass are
+// read until need of them are found, none are left or scopeWalkRows of
+// them were looked at: a filter hides no older row that passes it among
+// those, and the walk's cost does not grow with the table (README).
 // scopeWalkRows bounds how many older rows of one common word
 // newestInScope looks at, per word and kind.
 const scopeWalkRows = 4000
 
-func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int, checked []int64, passed []Candidate) (map[string][]Candidate, error) {
+func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[string][]int64, need int, checked []int64, passed []Candidate) (map[string][]int64, candidateList, error) {
 	size := 0
 	for _, window := range common {
 		size += len(window)
@@ -285,36 +396,34 @@ func newestInScope(ctx context.Context, src Source, q Query, k Kind, common map[
 	})
 	pass, err := src.Filter(ctx, q, k, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	byID := make(map[int64]Candidate, len(pass)+len(passed))
-	for _, c := range slices.Concat(pass, passed) {
-		byID[c.ID] = c
-	}
-	out := make(map[string][]Candidate, len(common))
+	rows := byID(slices.Concat(pass, passed))
+	known := len(rows)
+	out := make(map[string][]int64, len(common))
 	for u, window := range common {
-		n := 0
+		in := make([]int64, 0, max(len(window), need))
 		for _, id := range window {
-			if _, ok := byID[id]; ok {
-				n++
+			if _, ok := slices.BinarySearchFunc(rows[:known], id, func(c Candidate, id int64) int { return cmp.Compare(c.ID, id) }); ok {
+				in = append(in, id)
 			}
 		}
-		rows := make([]Candidate, 0, max(n, need))
-		for _, id := range window {
-			if c, ok := byID[id]; ok {
-				rows = append(rows, c)
-			}
-		}
-		if len(rows) < need {
-			older, err := src.NewestIn(ctx, q, k, u, window[len(window)-1], need-len(rows), scopeWalkRows)
+		if len(in) < need {
+			older, err := src.NewestIn(ctx, q, k, u, window[len(window)-1], need-len(in), scopeWalkRows)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
+			}
+			for _, c := range older {
+				in = append(in, c.ID)
 			}
 			rows = append(rows, older...)
 		}
-		out[u] = rows
+		out[u] = in
 	}
-	return out, nil
+	if len(rows) > known {
+		rows = byID(rows)
+	}
+	return out, rows, nil
 }
 
 // phraseBonus adds to each of the best candidates that has a phrase the

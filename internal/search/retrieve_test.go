@@ -345,3 +345,43 @@ func TestRankSkipsKindsThatCannotPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestSharesAddUpInTheOrderOfWords: each row gets the weights of the words
+// whose rows it is among, added in the order of the words (floating-point
+// sums depend on it), whatever order a word's rows come in; best then ranks
+// the rows by share, newer first among equals, leaving out those it has.
+func TestSharesAddUpInTheOrderOfWords(t *testing.T) {
+	words := []string{"a", "b", "c", "d", "e"}
+	weight := map[string]float64{"a": 0.1, "b": 0.2, "c": 0.3, "d": 1e-17, "e": 0.7}
+	ids := map[string][]int64{"a": {9, 5, 3, 1}, "b": {4, 3}, "c": {2, 5}, "e": {9, 8, 3}}
+	want := map[int64]float64{}
+	for _, u := range words {
+		for _, id := range ids[u] {
+			want[id] += weight[u]
+		}
+	}
+	got := shares(words, weight, ids)
+	if len(got) != len(want) {
+		t.Fatalf("shares = %v, want %v", got, want)
+	}
+	for i, s := range got {
+		if i > 0 && got[i-1].id >= s.id {
+			t.Fatalf("shares not by id: %v", got)
+		}
+		if s.weight != want[s.id] || got.get(s.id) != want[s.id] {
+			t.Errorf("share of %d = %v (get %v), want %v", s.id, s.weight, got.get(s.id), want[s.id])
+		}
+	}
+	if got.get(7) != 0 {
+		t.Errorf("share of a row of no word = %v, want 0", got.get(7))
+	}
+	if b := best(got, map[int64]bool{3: true}, 3); !slices.Equal(b, []int64{9, 8, 5}) {
+		t.Errorf("best = %v, want [9 8 5]", b)
+	}
+	ties := shareList{{1, 0.5}, {2, 0.5}, {3, 0.5}, {4, 0.9}, {5, 0.1}, {6, 0.5}}
+	for n, want := range map[int][]int64{1: {4}, 2: {4, 6}, 3: {4, 6, 3}, 5: {4, 6, 3, 2, 1}, 6: {4, 6, 3, 2, 1, 5}, 9: {4, 6, 3, 2, 1, 5}} {
+		if b := best(ties, nil, n); !slices.Equal(b, want) {
+			t.Errorf("best of %d among equal shares = %v, want %v", n, b, want)
+		}
+	}
+}

@@ -16,7 +16,7 @@ func Snippet(s string, query []string, maxWords int) string {
 	if maxWords <= 0 {
 		maxWords = 16
 	}
-	fields := strings.Fields(s)
+	fields := splitFields(s)
 	if len(fields) == 0 {
 		return ""
 	}
@@ -25,19 +25,8 @@ func Snippet(s string, query []string, maxWords int) string {
 		stems[text.Stem(w)] = true
 	}
 	hit := make([]bool, len(fields))
-	known := map[string]bool{} // a field's answer: texts repeat their words
 	for i, f := range fields {
-		h, ok := known[f]
-		if !ok {
-			for _, w := range Words(f) {
-				if stems[text.Stem(w)] {
-					h = true
-					break
-				}
-			}
-			known[f] = h
-		}
-		hit[i] = h
+		hit[i] = !eachWord(f, func(w string) bool { return !stems[text.Stem(w)] })
 	}
 	// The window of maxWords fields with the most hits; the first on ties.
 	bestStart, bestCount, count := 0, -1, 0
@@ -90,6 +79,20 @@ func Snippet(s string, query []string, maxWords int) string {
 		b.WriteString(" …")
 	}
 	return b.String()
+}
+
+// splitFields is strings.Fields, its slice made once at its size: a text
+// with a character beyond ASCII would grow it field by field.
+func splitFields(s string) []string {
+	n := 0
+	for range strings.FieldsSeq(s) {
+		n++
+	}
+	fields := make([]string, 0, n)
+	for f := range strings.FieldsSeq(s) {
+		fields = append(fields, f)
+	}
+	return fields
 }
 
 // HasPhrase reports whether s has the words one after the other, or

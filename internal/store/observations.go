@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -247,29 +250,103 @@ func (db *DB) ObservationsForFile(ctx context.Context, project, path string, n i
 
 // LatestFileSessions returns, for each of the latest sessions (at most
 // n) whose observations read or modified one of paths (spellings of one
-// file), its newest observation of the file, newest first: the file's
-// history one session a line, as `git log -- FILE` gives it. The file's
-// newest scan observations are looked at.
+// file), the id of its newest observation of the file, newest first: the
+// file's history one session a line, as `git log -- FILE` gives it. The
+// observations carry their ID and SessionID only (Observations reads the
+// rest). The file's newest scan observations are looked at.
 func (db *DB) LatestFileSessions(ctx context.Context, project string, paths []string, n, scan int) ([]memory.Observation, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	list, err := json.Marshal(paths)
+	n, scan = limitOr(n, 20), limitOr(scan, 1000)
+	// file_sessions holds each session's newest live observation of each
+	// spelling (migration 00015), in order of it by path: each spelling's
+	// n newest sessions are an index range, and a session's newest of the
+	// spellings is among them. A session stands when that observation is
+	// among the file's scan newest: the bound is read only when the file
+	// has that many rows.
+	var b strings.Builder
+	args := []any{project}
+	marks := make([]string, len(paths))
+	for i, p := range paths {
+		args = append(args, p)
+		marks[i] = "?" + strconv.Itoa(i+2)
+		if i > 0 {
+			b.WriteString(` UNION ALL `)
+		}
+		b.WriteString(`SELECT * FROM (SELECT session_id, last_id FROM file_sessions INDEXED BY file_sessions_last
+			WHERE path = ` + marks[i] + ` AND project = ?1 ORDER BY last_id DESC` + limit(n) + `)`)
+	}
+	in := strings.Join(marks, ", ")
+	q := `SELECT session_id, last_id, (SELECT count(*) FROM (SELECT 1 FROM observation_files WHERE path IN (` + in + `)` + limit(scan) + `))
+		FROM (` + b.String() + `)`
+	rows, err := db.q().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
+	}
+	defer rows.Close()
+	newest := map[string]int64{}
+	files := 0
+	for rows.Next() {
+		var session string
+		var id int64
+		if err := rows.Scan(&session, &id, &files); err != nil {
+			return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
+		}
+		newest[session] = max(newest[session], id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
+	}
+	if files >= scan {
+		var cut int64
+		if err := db.q().GetContext(ctx, &cut, `SELECT min(observation_id) FROM (SELECT DISTINCT observation_id FROM observation_files
+			WHERE path IN (`+in+`) ORDER BY observation_id DESC`+limit(scan)+`)`, args...); err != nil {
+			return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
+		}
+		for session, id := range newest {
+			if id < cut {
+				delete(newest, session)
+			}
+		}
+	}
+	out := make([]memory.Observation, 0, len(newest))
+	for session, id := range newest {
+		out = append(out, memory.Observation{ID: id, SessionID: session})
+	}
+	slices.SortFunc(out, func(a, b memory.Observation) int { return cmp.Compare(b.ID, a.ID) })
+	return out[:min(n, len(out))], nil
+}
+
+// FileWords returns the searchable text (title, subtitle, narrative, facts,
+// concepts and files) with the ID and SessionID of the observations ids and
+// of the newest n of each of paths (as ObservationsForFile gives them),
+// those of sessions only, in no set order: the words of a file's sessions
+// in one statement rather than their whole records.
+func (db *DB) FileWords(ctx context.Context, project string, paths []string, n int, ids []int64, sessions []string) ([]memory.Observation, error) {
+	idList, err := json.Marshal(ids)
 	if err != nil {
 		return nil, err
 	}
-	var rows []observationRow
-	err = db.q().SelectContext(ctx, &rows, `WITH f AS (
-			SELECT DISTINCT observation_id AS id FROM observation_files
-			WHERE path IN (SELECT value FROM json_each(?)) ORDER BY observation_id DESC`+limit(limitOr(scan, 1000))+`),
-		s AS (
-			SELECT max(o.id) AS id FROM f CROSS JOIN observations o ON o.id = f.id
-			WHERE o.project = ? AND o.superseded_by IS NULL
-			GROUP BY o.session_id ORDER BY max(o.id) DESC`+limit(limitOr(n, 20))+`)
-		SELECT `+prefixCols("o", observationCols)+` FROM s CROSS JOIN observations o ON o.id = s.id
-		ORDER BY o.id DESC`, string(list), project)
+	sessionList, err := json.Marshal(sessions)
 	if err != nil {
-		return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
+		return nil, err
+	}
+	args := []any{project, string(idList), string(sessionList)}
+	var b strings.Builder
+	b.WriteString(`WITH f AS (SELECT value AS id FROM json_each(?2)`)
+	for i, p := range paths {
+		args = append(args, p)
+		b.WriteString(` UNION SELECT id FROM (SELECT f.observation_id AS id
+			FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
+			WHERE f.path = ?` + strconv.Itoa(i+4) + ` AND o.project = ?1 AND o.superseded_by IS NULL
+			GROUP BY f.observation_id ORDER BY f.observation_id DESC` + limit(limitOr(n, 20)) + `)`)
+	}
+	b.WriteString(`) SELECT o.id, o.session_id, o.title, o.subtitle, o.narrative, o.facts, o.concepts, o.files_read, o.files_modified
+		FROM f CROSS JOIN observations o ON o.id = f.id WHERE o.session_id IN (SELECT value FROM json_each(?3))`)
+	var rows []observationRow
+	if err := db.q().SelectContext(ctx, &rows, b.String(), args...); err != nil {
+		return nil, fmt.Errorf("reading the words of %v: %w", paths, mapErr(err))
 	}
 	return toRecords(rows, observationRow.observation), nil
 }

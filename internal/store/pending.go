@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"time"
@@ -204,12 +205,15 @@ func (db *DB) Marked(ctx context.Context, session, kind string, keys []string) (
 	if len(keys) == 0 {
 		return out, nil
 	}
-	q, args, err := sqlx.In(`SELECT key FROM session_marks WHERE session_id = ? AND kind = ? AND key IN (?)`, session, kind, keys)
+	// One JSON parameter rather than one per key: a file's history asks
+	// after sixty, and the statement is parsed at each call.
+	list, err := json.Marshal(keys)
 	if err != nil {
 		return nil, err
 	}
 	var got []string
-	if err := db.q().SelectContext(ctx, &got, q, args...); err != nil {
+	if err := db.q().SelectContext(ctx, &got, `SELECT key FROM session_marks WHERE session_id = ? AND kind = ?
+		AND key IN (SELECT value FROM json_each(?))`, session, kind, string(list)); err != nil {
 		return nil, fmt.Errorf("reading %s marks of session %s: %w", kind, session, mapErr(err))
 	}
 	for _, k := range got {

@@ -168,6 +168,9 @@ func (s *Snapshot) IDRange(ctx context.Context, k memory.Kind) (lo, hi int64, er
 	return span[0], span[1], nil
 }
 
+// maxMask bounds the mask of ids Filter checks an index walk against.
+const maxMask = 1 << 16
+
 func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, ids []int64) ([]memory.Candidate, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -188,25 +191,23 @@ func (s *Snapshot) Filter(ctx context.Context, q memory.Query, k memory.Kind, id
 		access = "INDEXED BY summaries_project_created"
 	}
 	lo, hi := slices.Min(ids), slices.Max(ids)
-	if access == "NOT INDEXED" && hi-lo < 2*int64(len(ids)) {
-		// Dense ids (a common word's newest rows): one walk through the
-		// table from the lowest to the highest costs less than a lookup
-		// from the root for each; the rows between that are not among ids
-		// are left out here.
-		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t NOT INDEXED
-			WHERE t.id BETWEEN ? AND ? AND `+where, append([]any{lo, hi}, args...)...)
+	// Dense ids (a common word's newest rows): one walk through the table
+	// from the lowest to the highest costs less than a lookup from the root
+	// for each. Either walk, the table's or the index's, checks the rows it
+	// finds against a mask of one byte per id from the lowest, cheaper than
+	// a list of the ids; the rows not among them are not read into Go.
+	walk := access == "NOT INDEXED" && hi-lo < 2*int64(len(ids))
+	if walk || (access != "NOT INDEXED" && hi-lo < maxMask) {
+		mask := make([]byte, hi-lo+1)
+		for _, id := range ids {
+			mask[id-lo] = 1
+		}
+		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM `+kt.table+` t `+access+`
+			WHERE t.id BETWEEN ? AND ? AND substr(?, t.id - ? + 1, 1) = x'01' AND `+where, append([]any{lo, hi, mask, lo}, args...)...)
 		if err != nil {
 			return nil, fmt.Errorf("filtering %s: %w", kt.table, err)
 		}
-		in, err := candidateRows(rows, k, false)
-		if err != nil {
-			return nil, err
-		}
-		want := make(map[int64]bool, len(ids))
-		for _, id := range ids {
-			want[id] = true
-		}
-		return slices.DeleteFunc(in, func(c memory.Candidate) bool { return !want[c.ID] }), nil
+		return candidateRows(rows, k, false)
 	}
 	// The ids go as one JSON array: there may be more than SQLite takes
 	// parameters.
@@ -239,24 +240,44 @@ func (s *Snapshot) Neighbours(ctx context.Context, q memory.Query, c memory.Cand
 	}
 	where, args := filter(sc, memory.KindObservation, "t")
 	ms := toMillis(c.Date)
-	var out []memory.Candidate
-	for _, side := range []string{
-		`(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`,
-		`(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`,
-	} {
-		rows, err := s.stmts.QueryContext(ctx, `SELECT t.id, t.session_id, t.created_at FROM observations t
-			WHERE t.session_id = ? AND `+where+` AND `+side+limit(n),
-			append(append([]any{c.Session}, args...), ms, ms, c.ID)...)
-		if err != nil {
+	// Both sides in one statement: a search asks for the neighbours of
+	// each of its best rows.
+	side := func(which int, cond string) string {
+		return `SELECT * FROM (SELECT t.id, t.session_id, t.created_at, ` + strconv.Itoa(which) + ` AS side FROM observations t
+			WHERE t.session_id = ? AND ` + where + ` AND ` + cond + limit(n) + `)`
+	}
+	one := append(append([]any{c.Session}, args...), ms, ms, c.ID)
+	rows, err := s.stmts.QueryContext(ctx, side(0, `(t.created_at < ? OR (t.created_at = ? AND t.id < ?)) ORDER BY t.created_at DESC, t.id DESC`)+
+		` UNION ALL `+side(1, `(t.created_at > ? OR (t.created_at = ? AND t.id > ?)) ORDER BY t.created_at, t.id`), slices.Concat(one, one)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
+	}
+	defer rows.Close()
+	var before, after []memory.Candidate
+	for rows.Next() {
+		near := memory.Candidate{Kind: memory.KindObservation}
+		var at int64
+		var later bool
+		if err := rows.Scan(&near.ID, &near.Session, &at, &later); err != nil {
 			return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
 		}
-		near, err := candidateRows(rows, memory.KindObservation, false)
-		if err != nil {
-			return nil, err
+		near.Date = fromMillis(at)
+		if later {
+			after = append(after, near)
+		} else {
+			before = append(before, near)
 		}
-		out = append(out, near...)
 	}
-	return out, nil
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading neighbours of #%d: %w", c.ID, err)
+	}
+	// Nearest first on each side, whatever order the union returned.
+	byTime := func(a, b memory.Candidate) int {
+		return cmp.Or(a.Date.Compare(b.Date), cmp.Compare(a.ID, b.ID))
+	}
+	slices.SortFunc(before, func(a, b memory.Candidate) int { return byTime(b, a) })
+	slices.SortFunc(after, byTime)
+	return append(before, after...), nil
 }
 
 func (s *Snapshot) Texts(ctx context.Context, k memory.Kind, ids []int64) (map[int64]string, error) {

@@ -125,3 +125,66 @@ func TestFilterKeepsOnlyTheGivenRows(t *testing.T) {
 		})
 	}
 }
+
+// TestNeighboursAreTheNearestOnEachSide: a row's neighbours are the n rows
+// of its session just before it, nearest first, then the n just after it,
+// nearest first; rows at the same time are ordered by id, and rows of other
+// sessions or that the filters leave out are not among them.
+func TestNeighboursAreTheNearestOnEachSide(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for _, s := range []string{"s1", "s2"} {
+		if _, _, err := db.StartSession(ctx, memory.Session{ID: s, Project: "p", Agent: "test", StartedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ids 1-8: s1 at hours 0, 1, 1, 2, (s2 at 2), 3, 3, 4; id 6 a bugfix
+	for i, o := range []struct {
+		session string
+		hour    int
+		typ     memory.Type
+	}{{"s1", 0, memory.TypeNote}, {"s1", 1, memory.TypeNote}, {"s1", 1, memory.TypeNote}, {"s1", 2, memory.TypeNote},
+		{"s2", 2, memory.TypeNote}, {"s1", 3, memory.TypeBugfix}, {"s1", 3, memory.TypeNote}, {"s1", 4, memory.TypeNote}} {
+		if _, err := db.AddObservation(ctx, memory.Observation{SessionID: o.session, Type: o.typ,
+			Title: fmt.Sprintf("note %d", i+1), CreatedAt: at.Add(time.Duration(o.hour) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		q    search.Query
+		id   int64
+		n    int
+		want []int64
+	}{
+		{"two each side", search.Query{Project: "p"}, 4, 2, []int64{3, 2, 6, 7}},
+		{"at the same time", search.Query{Project: "p"}, 2, 1, []int64{1, 3}},
+		{"the first row", search.Query{Project: "p"}, 1, 2, []int64{2, 3}},
+		{"the last row", search.Query{Project: "p"}, 8, 2, []int64{7, 6}},
+		{"a type filter", search.Query{Project: "p", Types: []memory.Type{memory.TypeNote}}, 4, 2, []int64{3, 2, 7, 8}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int64
+			err := db.Searching(ctx, tt.q, func(s *Snapshot) error {
+				obs, err := s.Hits(ctx, []memory.Candidate{{Kind: memory.KindObservation, ID: tt.id}})
+				if err != nil || len(obs) != 1 {
+					return fmt.Errorf("reading #%d: %v", tt.id, err)
+				}
+				c := memory.Candidate{Kind: memory.KindObservation, ID: tt.id, Session: obs[0].SessionID, Date: obs[0].Date}
+				near, err := s.Neighbours(ctx, tt.q, c, tt.n)
+				for _, r := range near {
+					got = append(got, r.ID)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("Neighbours(#%d, %d) = %v, want %v", tt.id, tt.n, got, tt.want)
+			}
+		})
+	}
+}

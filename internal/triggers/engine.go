@@ -51,7 +51,17 @@ type Pending interface {
 // FileMemory finds what memory knows about a file; the store satisfies it.
 type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
+	// LatestFileSessions gives observations with their ID and SessionID
+	// only; Observations reads them whole.
 	LatestFileSessions(ctx context.Context, project string, paths []string, limit, scan int) ([]memory.Observation, error)
+	FileSessionChanges(ctx context.Context, project string, paths, sessions []string) (map[string]int, error)
+	FileCreator(ctx context.Context, project string, paths []string) (string, error)
+	Observations(ctx context.Context, ids []int64) ([]memory.Observation, error)
+	// FileWords gives the words of the observations ids and of the newest
+	// limit of each of paths (as ObservationsForFile gives them), those of
+	// sessions only: observations with their ID, SessionID and searchable
+	// text.
+	FileWords(ctx context.Context, project string, paths []string, limit int, ids []int64, sessions []string) ([]memory.Observation, error)
 }
 
 // SessionSummaries gives sessions' summaries; the store satisfies it.
@@ -542,9 +552,11 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 // ranked by recency (1 / (1 + i/fileRecencyHalf) for the i-th newest) times
 // 1 + filePromptBoost × how much of the session's prompt they hold relative
 // to the one that holds most (their summary's request and text, their
-// observations of the file; aboutPrompt). At most maxFileSessions are given;
-// when a prompt scored them, only those within fileCloseShare of the best,
-// and at least minFileSessions: fewer when a few stand out. An entry is the
+// observations of the file; aboutPrompt), times what the session did to the
+// file (fileOrigin: creating it, changing much of it). At most
+// maxFileSessions are given; when a prompt scored them, only those within
+// fileCloseShare of the best, and at least minFileSessions: fewer when a
+// few stand out. An entry is the
 // session's request (its summary) with its newest observation of the file
 // when that fits in fileEntryTokens; without a summary, the observation.
 // The values were chosen on the tuning repositories of scripts/eval code
@@ -559,6 +571,8 @@ const (
 	fileEntryTokens = 40
 	filePromptBoost = 10.0
 	fileRecencyHalf = 10.0
+	fileCreateBoost = 2.0
+	fileChangeBoost = 0.5
 )
 
 // maxRequestChars bounds the request a file-history entry quotes: about the
@@ -568,6 +582,7 @@ const maxRequestChars = 100
 // fileSession is one earlier session in a file's history.
 type fileSession struct {
 	obs    memory.Observation // its newest observation of the file
+	whole  bool               // obs is read whole, not only its ids (readWhole)
 	sum    *memory.Summary
 	words  string  // what it holds of the prompt's words: its summary, its observations of the file
 	weight float64 // what its standing leaves of its rank (memory.StaleWeight)
@@ -626,18 +641,28 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 				c.obs.Standing = &st
 			}
 		}
-		hist[i] = &fileSession{obs: c.obs, words: observationWords(c.obs), weight: c.relevance}
+		hist[i] = &fileSession{obs: c.obs, weight: c.relevance}
 		bySession[c.obs.SessionID] = hist[i]
 		ids[i] = c.obs.SessionID
 	}
-	// The words of the file's newer observations join their session's.
-	for _, p := range forms {
-		got, err := e.Files.ObservationsForFile(ctx, s.Project, p, fileWordScan)
+	terms, err := e.promptTerms(ctx, s)
+	if err != nil {
+		return err
+	}
+	// The words of each session's observations of the file: its newest
+	// and those among the file's newer ones. Without a prompt's terms they
+	// weigh nothing, and are not read.
+	if len(terms) > 0 {
+		obsIDs := make([]int64, len(hist))
+		for i, h := range hist {
+			obsIDs[i] = h.obs.ID
+		}
+		got, err := e.Files.FileWords(ctx, s.Project, forms, fileWordScan, obsIDs, ids)
 		if err != nil {
 			return err
 		}
 		for _, o := range got {
-			if h := bySession[o.SessionID]; h != nil && o.ID != h.obs.ID {
+			if h := bySession[o.SessionID]; h != nil {
 				h.words += " " + observationWords(o)
 			}
 		}
@@ -654,20 +679,21 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 			}
 		}
 	}
-	about, err := e.aboutPrompt(ctx, s, hist)
-	if err != nil {
-		return err
-	}
+	about := aboutPrompt(terms, hist)
 	top := 0.0
 	for _, a := range about {
 		top = max(top, a)
+	}
+	origin, err := e.fileOrigin(ctx, s, forms, ids, top > 0)
+	if err != nil {
+		return err
 	}
 	for i, h := range hist {
 		p := 0.0
 		if top > 0 {
 			p = about[i] / top
 		}
-		h.score = h.weight * (1 + filePromptBoost*p) / (1 + float64(i)/fileRecencyHalf)
+		h.score = h.weight * (1 + filePromptBoost*p) * origin(h.obs.SessionID) / (1 + float64(i)/fileRecencyHalf)
 	}
 	sort.SliceStable(hist, func(i, j int) bool { return hist[i].score > hist[j].score })
 	// A session given before (by another file, or by the prompt) is not
@@ -697,7 +723,16 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		if top > 0 && taken >= minFileSessions && h.score < fileCloseShare*best {
 			break
 		}
-		if given[h.obs.SessionID] && !again[entries[i]] || !guard.ForAgent(&h.obs) {
+		if given[h.obs.SessionID] && !again[entries[i]] {
+			continue
+		}
+		// What the loop may still give is read whole, a few at a time.
+		if !h.whole {
+			if err := e.readWhole(ctx, hist[i:min(i+maxFileSessions-taken, len(hist))]); err != nil {
+				return err
+			}
+		}
+		if !guard.ForAgent(&h.obs) {
 			continue
 		}
 		if h.sum != nil && !guard.SummaryForAgent(h.sum) {
@@ -710,6 +745,64 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		if ok {
 			taken++
 			rep.Registered = append(rep.Registered, SourceFiles+":"+historyID(h))
+		}
+	}
+	return nil
+}
+
+// fileOrigin weighs the sessions of a file's history (ids) by what they did
+// to the file: 1 + fileCreateBoost for the one that created it and, when no
+// prompt ranks the history, 1 + fileChangeBoost × ln(1 + its changes of the
+// file). A fix is often of the change that brought the code: on the
+// replayed histories the session that created a file, or changed much of
+// it, is the fixed one more often than a newer one-line touch. With a
+// prompt, its words tell more than the size of a change (weighing the size
+// there too lowered the tuning fold's hit@1 or MRR), and the changes are
+// not read.
+func (e *Engine) fileOrigin(ctx context.Context, s Session, forms, ids []string, prompted bool) (func(session string) float64, error) {
+	creator, err := e.Files.FileCreator(ctx, s.Project, forms)
+	if err != nil {
+		return nil, err
+	}
+	var changes map[string]int
+	if !prompted {
+		if changes, err = e.Files.FileSessionChanges(ctx, s.Project, forms, ids); err != nil {
+			return nil, err
+		}
+	}
+	return func(session string) float64 {
+		w := 1.0
+		if session == creator && creator != "" {
+			w *= 1 + fileCreateBoost
+		}
+		if !prompted {
+			w *= 1 + fileChangeBoost*math.Log1p(float64(changes[session]))
+		}
+		return w
+	}, nil
+}
+
+// readWhole reads whole the observations of hist that have only their ids
+// (FileMemory.LatestFileSessions), keeping their standing.
+func (e *Engine) readWhole(ctx context.Context, hist []*fileSession) error {
+	var ids []int64
+	for _, h := range hist {
+		if !h.whole {
+			ids = append(ids, h.obs.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	got, err := e.Files.Observations(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, h := range hist {
+		if !h.whole {
+			st := h.obs.Standing
+			h.obs, h.whole, got = got[0], true, got[1:]
+			h.obs.Standing = st
 		}
 	}
 	return nil
@@ -765,22 +858,31 @@ func (e *Engine) registerHistory(ctx context.Context, s Session, file string, h 
 // id of what it gives, no line of the text can start with another id.
 func indentRest(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
-// aboutPrompt scores a file's sessions by the session's latest prompt: the
-// summed weights (TermWeights over the sessions' words) of the prompt's
-// terms each holds. No prompt, no scores.
-func (e *Engine) aboutPrompt(ctx context.Context, s Session, hist []*fileSession) ([]float64, error) {
-	if e.Prompts == nil || len(hist) == 0 {
+// promptTerms are the terms (queryTerms) of the session's latest prompt:
+// what aboutPrompt scores a file's sessions by. No prompt, no terms.
+func (e *Engine) promptTerms(ctx context.Context, s Session) ([]string, error) {
+	if e.Prompts == nil {
 		return nil, nil
 	}
 	ps, err := e.Prompts.Prompts(ctx, s.ID)
 	if err != nil || len(ps) == 0 {
 		return nil, err
 	}
+	return queryTerms(ps[len(ps)-1].Text), nil
+}
+
+// aboutPrompt scores a file's sessions by the session's latest prompt, its
+// terms: the summed weights (TermWeights over the sessions' words) of the
+// terms each holds. No terms, no scores.
+func aboutPrompt(terms []string, hist []*fileSession) []float64 {
+	if len(terms) == 0 || len(hist) == 0 {
+		return nil
+	}
 	words := make([]string, len(hist))
 	for i, h := range hist {
 		words[i] = h.words
 	}
-	weights := TermWeights(queryTerms(ps[len(ps)-1].Text), words)
+	weights := TermWeights(terms, words)
 	score := make([]float64, len(hist))
 	for i := range hist {
 		for t, w := range weights {
@@ -789,7 +891,7 @@ func (e *Engine) aboutPrompt(ctx context.Context, s Session, hist []*fileSession
 			}
 		}
 	}
-	return score, nil
+	return score
 }
 
 // standing leaves out retired observations and those whose cited files are

@@ -624,6 +624,53 @@ func TestFileActivityDeepHistory(t *testing.T) {
 	}
 }
 
+// A file's newest sessions held for review are passed over, and as many
+// older ones given in their place: the history reads on past them.
+func TestFileActivityReadsPastHeldSessions(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	var order []string
+	files := map[string][]string{}
+	for i := range 16 {
+		sid := fmt.Sprintf("h%02d", i)
+		order = append(order, sid)
+		files[sid] = []string{"x.c"}
+	}
+	ids := f.history(t, files, order, 1)
+	held := map[int64]memory.Review{}
+	for _, sid := range order[10:] {
+		held[ids[sid]] = memory.Review{Flag: "secret"}
+	}
+	if err := f.db.SetReview(ctx, held, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "x.c"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(order[:10])
+	slices.Reverse(want)
+	if got := f.sessionsOf(t, rep); !slices.Equal(got, want) {
+		t.Fatalf("sessions %v, want the ten newest not held %v", got, want)
+	}
+	es, err := f.db.PendingEntries(ctx, f.ses.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		sid := ""
+		for _, s := range want {
+			if e.EntryID == "#"+itoa(ids[s]) {
+				sid = s
+			}
+		}
+		if sid == "" || !strings.Contains(e.Content, "change 0 of session "+sid) {
+			t.Fatalf("entry %s gives %q, want the observation of one of %v", e.EntryID, e.Content, want)
+		}
+	}
+}
+
 // A session with a summary is given as what it was asked, with its newest
 // observation of the file.
 func TestFileActivityGivesTheRequest(t *testing.T) {
@@ -784,5 +831,45 @@ func TestFileActivityHistoryLinesStartWithTheirIDs(t *testing.T) {
 	}
 	if !strings.Contains(b, "\n#"+itoa(ids["fix"])+" Edited link.c") {
 		t.Errorf("block %q: want the session's observation line", b)
+	}
+}
+
+// Without a prompt, a file's history weighs its sessions by what they did
+// to the file: the session that created it, then one that changed it much,
+// come before newer one-line touches.
+func TestFileActivityOriginFirst(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	file := "src/ring.c"
+	add := func(sid, title string) {
+		t.Helper()
+		if _, err := f.db.AddObservation(ctx, memory.Observation{SessionID: sid, Type: memory.TypeChange, Title: title,
+			FilesModified: []string{file}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := func(sid string) {
+		t.Helper()
+		if _, _, err := f.db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start("creator")
+	add("creator", "Created "+file+" (310 lines): ring_init, ring_push")
+	start("rework")
+	for j := range 12 {
+		add("rework", fmt.Sprintf("Edited %s: hunk %d of the rework", file, j))
+	}
+	for _, sid := range []string{"touch1", "touch2"} {
+		start(sid)
+		add(sid, "Edited "+file+": a comment of "+sid)
+	}
+	rep, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, file), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.sessionsOf(t, rep); !slices.Equal(got, []string{"creator", "rework", "touch2", "touch1"}) {
+		t.Fatalf("sessions %v, want the creator and the rework before the newer one-line touches", got)
 	}
 }

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"context"
+	"maps"
+	"testing"
+
+	"github.com/memhq/mem/internal/memory"
+)
+
+// A file's sessions' changes: counted per session over the file's
+// spellings, reads and other files and other sessions left out; its creator
+// is the session of its first change when that change created it.
+func TestFileSessionChanges(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	for _, sid := range []string{"a", "b", "c", "d"} {
+		if _, _, err := db.StartSession(ctx, memory.Session{ID: sid, Project: "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add := func(sid, title string, read, modified []string) {
+		t.Helper()
+		if _, err := db.AddObservation(ctx, memory.Observation{SessionID: sid, Type: memory.TypeChange, Title: title,
+			FilesRead: read, FilesModified: modified}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a", "Created src/x.c (40 lines)", nil, []string{"src/x.c"})
+	add("a", "Edited src/x.c: one", nil, []string{"src/x.c"})
+	add("b", "Edited src/x.c: two", nil, []string{"/repo/src/x.c"})
+	add("b", "Edited src/x.c: three", nil, []string{"src/x.c", "/repo/src/x.c"})
+	add("b", "Edited src/y.c", nil, []string{"src/y.c"})
+	add("c", "Read src/x.c", []string{"src/x.c"}, nil)
+	add("d", "Edited src/x.c: not asked", nil, []string{"src/x.c"})
+	got, err := db.FileSessionChanges(ctx, "p", []string{"src/x.c", "/repo/src/x.c"}, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"a": 2, "b": 2}; !maps.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if got, err := db.FileSessionChanges(ctx, "other", []string{"src/x.c"}, []string{"a"}); err != nil || len(got) != 0 {
+		t.Fatalf("another project: %v, %v", got, err)
+	}
+	for _, c := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{"src/x.c", "/repo/src/x.c"}, "a"},
+		{[]string{"/repo/src/x.c"}, ""}, // its first change there is b's edit
+		{[]string{"src/y.c"}, ""},       // edited, never seen created
+		{[]string{"src/z.c"}, ""},
+	} {
+		if got, err := db.FileCreator(ctx, "p", c.paths); err != nil || got != c.want {
+			t.Errorf("creator of %v: %q, %v; want %q", c.paths, got, err, c.want)
+		}
+	}
+}
