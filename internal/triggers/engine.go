@@ -264,6 +264,10 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	if err != nil {
 		return err
 	}
+	requests, err := e.requests(ctx, list)
+	if err != nil {
+		return err
+	}
 	budget := e.promptBudget()
 	taken, top := 0, 0.0
 	for _, c := range list {
@@ -283,21 +287,58 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 		taken++
 		// Each observation is cut to its own share, not to what is left: a
 		// stub of the tenth hit is worth less than room for the next prompt.
-		text := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
-		cost := tokens.Estimate(text)
+		// An observation of a session that holds its request is given as its
+		// headline, with the request at the first of the session's: what the
+		// session was for, and the id to fetch for the rest.
+		content := ObservationText(c.obs, min(maxObservationTokens, e.promptBudget()))
+		r, ok := requests[c.obs.SessionID]
+		if ok {
+			content = observationHead(c.obs)
+			if r != "" {
+				content += "\nrequest: " + r
+			}
+			content = Trim(content, min(maxObservationTokens, e.promptBudget()))
+		}
+		cost := tokens.Estimate(content)
 		if cost > budget {
 			continue
 		}
-		ok, err := e.registerObservation(ctx, s, SourceMemory, c.obs, text, memory.PriorityNormal)
+		registered, err := e.registerObservation(ctx, s, SourceMemory, c.obs, content, memory.PriorityNormal)
 		if err != nil {
 			return err
 		}
-		if ok {
+		if registered {
 			budget -= cost
 			rep.Registered = append(rep.Registered, SourceMemory+":#"+fmt.Sprint(c.obs.ID))
+			if ok {
+				requests[c.obs.SessionID] = "" // the request once
+			}
 		}
 	}
 	return nil
+}
+
+// requests returns the request of each session of cands whose summary
+// holds one (a coding session's first prompt), cut to maxPromptRequestChars.
+func (e *Engine) requests(ctx context.Context, cands []candidate) (map[string]string, error) {
+	out := map[string]string{}
+	if e.Summaries == nil || len(cands) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.obs.SessionID
+	}
+	sums, err := e.Summaries.SessionSummaries(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range sums {
+		if r := text.OneLine(sums[i].Request); r != "" && guard.SummaryForAgent(&sums[i]) {
+			out[sums[i].SessionID] = text.Cut(r, maxPromptRequestChars)
+		}
+	}
+	return out, nil
 }
 
 // maxPromptObservations bounds the observations one prompt registers, and
@@ -307,6 +348,10 @@ const (
 	maxPromptObservations = 3
 	closeToBest           = 0.9
 )
+
+// maxPromptRequestChars bounds the request a prompt's entry quotes: about a
+// commit message's subject and the sentence after it.
+const maxPromptRequestChars = 200
 
 // maxSearchHits bounds the one search a prompt makes.
 const maxSearchHits = 20
@@ -1049,11 +1094,7 @@ func pathForms(root, path string) []string {
 // cut to budget tokens.
 func ObservationText(o memory.Observation, budget int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"))
-	if o.Standing != nil && o.Standing.Stale {
-		fmt.Fprintf(&b, " (%s)", o.Standing.Note())
-	}
-	b.WriteString(": " + o.Title)
+	b.WriteString(observationHead(o))
 	if o.Subtitle != "" {
 		b.WriteString("\n" + o.Subtitle)
 	}
@@ -1067,6 +1108,16 @@ func ObservationText(o memory.Observation, budget int) string {
 		b.WriteString("\nfiles: " + strings.Join(files, ", "))
 	}
 	return Trim(b.String(), budget)
+}
+
+// observationHead is an observation's header line: its id, type, date,
+// standing when stale, and title.
+func observationHead(o memory.Observation) string {
+	head := fmt.Sprintf("#%d %s %s", o.ID, o.Type, o.CreatedAt.UTC().Format("2006-01-02"))
+	if o.Standing != nil && o.Standing.Stale {
+		head += fmt.Sprintf(" (%s)", o.Standing.Note())
+	}
+	return head + ": " + o.Title
 }
 
 // Trim cuts text to at most budget tokens (tokens.Estimate) at a line or

@@ -5,7 +5,8 @@
 // Fixes: trailer names an earlier replayed commit, asks, before replaying
 // it, whether mem brings back the session of the commit it fixes: by search
 // (its description, its subject), by the context a Read of its files gets,
-// by what the agent gets at the prompt and those Reads, and by the start
+// by what the agent gets at the prompt alone and at the prompt and those
+// Reads, and by the start
 // block; with plain BM25 over commit messages and `git log -- FILES` as
 // baselines in the same run. It is run by `scripts/eval code`; README.md
 // beside it has the design and the table.
@@ -40,6 +41,7 @@ const (
 	chSearchFull = iota
 	chSearchSubject
 	chFileTouch
+	chPrompt
 	chAgent
 	chStart
 	chBM25Full
@@ -49,13 +51,16 @@ const (
 )
 
 var channelNames = [nChannels]string{
-	"mem search, description", "mem search, subject", "mem file-touch context", "mem prompt + file-touch context",
+	"mem search, description", "mem search, subject", "mem file-touch context", "mem prompt-time context",
+	"mem prompt + file-touch context",
 	"mem session start block", "bm25 over messages, description", "bm25 over subjects, subject", "git log -- FILES",
 }
 
 // injects reports whether a channel is context mem injects (tokens and
 // precision apply).
-func injects(ch int) bool { return ch == chFileTouch || ch == chAgent || ch == chStart }
+func injects(ch int) bool {
+	return ch == chFileTouch || ch == chPrompt || ch == chAgent || ch == chStart
+}
 
 // answer is what one channel gave one question.
 type answer struct {
@@ -313,6 +318,9 @@ func ask(ctx context.Context, r *replayer, q *question, before []commit, c commi
 	if err != nil {
 		return err
 	}
+	if err := r.measureBlock(ctx, &q.a[chPrompt], p, targets); err != nil {
+		return err
+	}
 	reads, err := r.read(ctx, sid, c.touched(), maxFiles)
 	if err != nil {
 		return err
@@ -360,7 +368,8 @@ func rankOf(ss []string, targets map[string]bool) int {
 type stats struct {
 	n, h1, h5, h10, given, entries, relevant int
 	rr                                       float64
-	tokens                                   []int
+	tokens                                   []int // of the answered questions
+	all                                      []int // of every question, 0 for one not answered
 }
 
 func sum(qs []question, ch int, keep func(question) bool) stats {
@@ -387,6 +396,7 @@ func sum(qs []question, ch int, keep func(question) bool) stats {
 			s.given++
 			s.tokens = append(s.tokens, a.tokens)
 		}
+		s.all = append(s.all, a.tokens)
 		s.entries += a.entries
 		s.relevant += a.relevant
 	}
@@ -419,18 +429,18 @@ func report(out io.Writer, specs []*repoSpec, qs []question) {
 			continue
 		}
 		fmt.Fprintf(out, "\n%s: %s; %d fixes (session-level: does the fixed commit's session come back)\n\n", f.name, strings.Join(names, ", "), n)
-		fmt.Fprintf(out, "| %-33s | %5s | %5s | %5s | %5s | %8s | %9s | %6s |\n", "channel", "hit@1", "hit@5", "hit@10", "MRR", "answered", "precision", "tokens")
-		fmt.Fprintf(out, "|%s|------:|------:|-------:|------:|---------:|----------:|-------:|\n", strings.Repeat("-", 35))
+		fmt.Fprintf(out, "| %-33s | %5s | %5s | %5s | %5s | %8s | %9s | %6s | %6s |\n", "channel", "hit@1", "hit@5", "hit@10", "MRR", "answered", "precision", "tokens", "all")
+		fmt.Fprintf(out, "|%s|------:|------:|-------:|------:|---------:|----------:|-------:|-------:|\n", strings.Repeat("-", 35))
 		for ch := 0; ch < nChannels; ch++ {
 			s := sum(qs, ch, keep)
-			ans, prec, tok := "", "", ""
+			ans, prec, tok, all := "", "", "", ""
 			if injects(ch) {
 				ans = fmt.Sprintf("%.1f%%", pc(s.given, s.n))
 				prec = fmt.Sprintf("%.1f%%", pc(s.relevant, s.entries))
-				tok = fmt.Sprint(median(s.tokens))
+				tok, all = fmt.Sprint(median(s.tokens)), fmt.Sprint(median(s.all))
 			}
-			fmt.Fprintf(out, "| %-33s | %5.1f | %5.1f | %6.1f | %5.3f | %8s | %9s | %6s |\n", channelNames[ch],
-				pc(s.h1, s.n), pc(s.h5, s.n), pc(s.h10, s.n), s.rr/math.Max(float64(s.n), 1), ans, prec, tok)
+			fmt.Fprintf(out, "| %-33s | %5.1f | %5.1f | %6.1f | %5.3f | %8s | %9s | %6s | %6s |\n", channelNames[ch],
+				pc(s.h1, s.n), pc(s.h5, s.n), pc(s.h10, s.n), s.rr/math.Max(float64(s.n), 1), ans, prec, tok, all)
 		}
 	}
 	fmt.Fprintf(out, "\nhit@10 per repository\n\n| %-22s | %4s |", "repository", "n")
