@@ -226,55 +226,26 @@ func (l shareList) get(id int64) float64 {
 }
 
 // shares adds up, per row, the weights of the common words whose rows
-// (ids, by word) it is among, in the order of words.
-//
-// Each word's rows are a run sorted by id (they come newest first), and the
-// runs are merged pairwise, the earlier word's first among equal ids, so
-// that a row's weights add up in the order of words: cheaper than sorting
-// every row and word again.
+// (ids, by word) it is among, in the order of words: the words' rows are
+// put one word after another and sorted by id keeping that order, so that
+// a row's weights sit next to each other, the earlier word's first.
 func shares(words []string, weight map[string]float64, ids map[string][]int64) shareList {
 	size := 0
 	for _, u := range words {
 		size += len(ids[u])
 	}
-	all := make(shareList, size)
-	var runs [][]share
-	at := 0
-	for _, u := range words {
-		l, w := ids[u], weight[u]
-		run := all[at : at+len(l)]
-		at += len(l)
-		for i, id := range l {
-			run[len(l)-1-i] = share{id, w}
-		}
-		if !slices.IsSortedFunc(run, byShareID) {
-			slices.SortStableFunc(run, byShareID)
-		}
-		runs = append(runs, run)
-	}
-	var buf shareList
-	if len(runs) > 1 {
-		buf = make(shareList, size)
-	}
-	for len(runs) > 1 {
-		at = 0
-		next := runs[:0]
-		for i := 0; i < len(runs); i += 2 {
-			if i+1 == len(runs) {
-				next = append(next, append(buf[at:at], runs[i]...))
-				break
-			}
-			merged := mergeShares(buf[at:at], runs[i], runs[i+1])
-			at += len(merged)
-			next = append(next, merged)
-		}
-		runs, all, buf = next, buf, all
-	}
-	if len(runs) == 0 {
+	if size == 0 {
 		return nil
 	}
-	out := runs[0][:0] // folded in place: a row's entries are next to each other
-	for _, s := range runs[0] {
+	all := make(shareList, 0, size)
+	for _, u := range words {
+		for _, id := range ids[u] {
+			all = append(all, share{id, weight[u]})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b share) int { return cmp.Compare(a.id, b.id) })
+	out := all[:0] // folded in place: a row's entries are next to each other
+	for _, s := range all {
 		if n := len(out); n > 0 && out[n-1].id == s.id {
 			out[n-1].weight += s.weight
 			continue
@@ -282,21 +253,6 @@ func shares(words []string, weight map[string]float64, ids map[string][]int64) s
 		out = append(out, s)
 	}
 	return out
-}
-
-func byShareID(a, b share) int { return cmp.Compare(a.id, b.id) }
-
-// mergeShares appends to dst the runs a and b merged by id, a's first
-// among equal ids.
-func mergeShares(dst, a, b []share) []share {
-	for len(a) > 0 && len(b) > 0 {
-		if b[0].id < a[0].id {
-			dst, b = append(dst, b[0]), b[1:]
-		} else {
-			dst, a = append(dst, a[0]), a[1:]
-		}
-	}
-	return append(append(dst, a...), b...)
 }
 
 // best returns the ids of the n rows with the highest bonus, leaving out
