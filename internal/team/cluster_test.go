@@ -11,11 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,14 +88,50 @@ type cluster struct {
 	pass  string
 }
 
+// freePort returns a port no other part of this test run has been given and
+// nothing listens on. It is drawn below the kernel's ephemeral range: a port
+// from a listen on :0 is free only until the kernel hands it out again, to an
+// outgoing connection or another :0 listen, which happened between the check
+// and rqlited's bind. Below that range only an explicit bind can take it.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo := ephemeralLow()
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for tries := 0; tries < 1000; tries++ {
+		p := 10000 + rand.IntN(lo-10000)
+		if portsGiven[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		portsGiven[p] = true
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port below the ephemeral range")
+	return 0
+}
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// default 32768 where it cannot be read).
+func ephemeralLow() int {
+	lo := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 11000 {
+				lo = n
+			}
+		}
+	}
+	return lo
 }
 
 // startCluster starts n nodes (the first bootstraps, the others join) and
