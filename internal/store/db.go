@@ -63,6 +63,7 @@ type DB struct {
 	readOnly bool
 	// lockHeld: Open holds the migration lock already (a new file).
 	lockHeld bool
+	stepwise bool // Options.stepwise
 	// importMode overrides how Import indexes, for the benchmarks that
 	// compare the ways: importAuto, importRowByRow or importRebuild.
 	importMode int
@@ -74,6 +75,9 @@ type Options struct {
 	BusyTimeoutMillis int
 	// NoMigrate opens without migrating; used by doctor to inspect as is.
 	NoMigrate bool
+	// stepwise makes a new database by each migration in turn, as an
+	// older one is brought up to date (tests compare the two ways).
+	stepwise bool
 	// Wait is how long opening and each write transaction keep retrying,
 	// with jitter, a database another process holds, before they fail with
 	// ErrBusy; each attempt waits up to the busy timeout. 0: one attempt.
@@ -141,7 +145,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		conn = opts.Connector(conn)
 	}
 	x := sqlx.NewDb(sql.OpenDB(conn), "sqlite")
-	db := &DB{x: x, path: path, lockHeld: lockHeld, wait: opts.Wait}
+	db := &DB{x: x, path: path, lockHeld: lockHeld, wait: opts.Wait, stepwise: opts.stepwise}
 	if !opts.NoMigrate {
 		if err := db.retry(ctx, func() error { return db.migrate(ctx) }); err != nil {
 			x.Close()

@@ -8,8 +8,10 @@ import (
 
 // Schema returns the schema of the database as SQL: every table, index,
 // trigger and virtual table, without SQLite's own objects, the FTS5 shadow
-// tables and goose's version table. It is what schema.sql at the top of the
-// repository holds for a fresh database.
+// tables and goose's version table, then the options of each FTS5 table
+// (its config rows but the version FTS5 writes itself). It is what
+// schema.sql (migrations/schema.sql) holds, the script that makes a new
+// database.
 func (db *DB) Schema(ctx context.Context) (string, error) {
 	var rows []struct {
 		Name string `db:"name"`
@@ -22,8 +24,10 @@ func (db *DB) Schema(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("reading schema: %w", mapErr(err))
 	}
 	shadow := map[string]bool{}
+	var fts []string
 	for _, r := range rows {
 		if strings.HasPrefix(strings.ToUpper(r.SQL), "CREATE VIRTUAL TABLE") {
+			fts = append(fts, r.Name)
 			for _, s := range []string{"_data", "_idx", "_content", "_docsize", "_config"} {
 				shadow[r.Name+s] = true
 			}
@@ -38,6 +42,19 @@ func (db *DB) Schema(ctx context.Context) (string, error) {
 		}
 		b.WriteString(r.SQL)
 		b.WriteString(";\n\n")
+	}
+	for _, name := range fts {
+		var opts []struct {
+			K string `db:"k"`
+			V string `db:"v"`
+		}
+		// The table's name comes from sqlite_schema, not from a caller.
+		if err := db.x.SelectContext(ctx, &opts, fmt.Sprintf(`SELECT quote(k) AS k, quote(v) AS v FROM %q WHERE k != 'version' ORDER BY k`, name+"_config")); err != nil {
+			return "", fmt.Errorf("reading the options of %s: %w", name, mapErr(err))
+		}
+		for _, o := range opts {
+			fmt.Fprintf(&b, "INSERT INTO %s (%s, rank) VALUES (%s, %s);\n", name, name, o.K, o.V)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n", nil
 }
