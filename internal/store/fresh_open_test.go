@@ -3,14 +3,18 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
 )
 
@@ -91,4 +95,97 @@ func TestOpenHelperProcess(t *testing.T) {
 		fmt.Println(err)
 		os.Exit(1)
 	}
+}
+
+// Every change to the schema is made while the migration lock is held, on a
+// new file and on one another process has already switched to WAL mode (it
+// then skips the lock at open and takes it to migrate). Goose's pending
+// check creates its version table before its own locker runs, which let a
+// process create that table while another one made the file.
+func TestSchemaChangedOnlyUnderMigrationLock(t *testing.T) {
+	for _, walFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("wal-first=%v", walFirst), func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "mem.db")
+			if walFirst {
+				db, err := Open(ctx, path, Options{NoMigrate: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.userVersion(ctx); err != nil { // connects: WAL mode
+					t.Fatal(err)
+				}
+				db.Close()
+				if !inWALMode(path) {
+					t.Fatal("the file is not in WAL mode")
+				}
+			}
+			var mu sync.Mutex
+			var unlocked []string
+			probe := func(query string) {
+				if !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(query)), "CREATE") {
+					return
+				}
+				f, err := fsafe.OpenLock(path + ".migrate-lock")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer f.Close()
+				if free, _ := fsafe.TryLock(f); free {
+					mu.Lock()
+					unlocked = append(unlocked, strings.Fields(query)[2])
+					mu.Unlock()
+				}
+			}
+			db, err := Open(ctx, path, Options{Connector: func(k driver.Connector) driver.Connector { return probeConnector{k, probe} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if v, _ := db.userVersion(ctx); v != SchemaVersion() {
+				t.Fatalf("schema version %d, want %d", v, SchemaVersion())
+			}
+			if len(unlocked) > 0 {
+				t.Errorf("created without the migration lock: %v", unlocked)
+			}
+		})
+	}
+}
+
+// probeConnector calls probe with each statement its connections run.
+type probeConnector struct {
+	driver.Connector
+	probe func(query string)
+}
+
+func (k probeConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	c, err := k.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return probeConn{c.(probedConn), k.probe}, nil
+}
+
+type probedConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+}
+
+type probeConn struct {
+	probedConn
+	probe func(string)
+}
+
+func (c probeConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	c.probe(q)
+	return c.probedConn.ExecContext(ctx, q, args)
+}
+
+func (c probeConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	c.probe(q)
+	return c.probedConn.PrepareContext(ctx, q)
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/memhq/mem/internal/fsafe"
 )
 
-// fileLocker is a goose Locker that holds an exclusive lock (flock, on
-// Windows LockFileEx) on a file beside the database while migrations run, so
-// concurrent processes migrate one after another and the later ones find
-// nothing pending.
+// fileLocker holds an exclusive lock (flock, on Windows LockFileEx) on a
+// file beside the database while a process migrates it, so concurrent
+// processes migrate one after another and the later ones find nothing
+// pending.
 type fileLocker struct {
 	path string
 	f    *os.File

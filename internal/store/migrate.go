@@ -13,7 +13,6 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/database"
-	"github.com/pressly/goose/v3/lock"
 
 	"github.com/memhq/mem/migrations"
 )
@@ -43,36 +42,40 @@ type MigrationState struct {
 }
 
 // migrate brings the schema up to date. Several processes may open a fresh
-// file at once (hooks fire together) and goose has no SQLite lock, so the
-// run is serialised with a lock file beside the database.
+// file at once (hooks fire together), so the whole of it runs under a lock
+// file beside the database: Open holds it already for a file not yet in WAL
+// mode, otherwise it is taken here. Goose's own locker would not do: its
+// pending check creates the version table before it locks, which raced a
+// process making the file in one transaction.
 func (db *DB) migrate(ctx context.Context) error {
 	latest := SchemaVersion()
-	v, err := db.userVersion(ctx)
-	if err != nil {
-		return fmt.Errorf("reading schema version of %s: %w", db.path, err)
+	v, err := db.schemaVersion(ctx, latest)
+	if err != nil || v == latest {
+		return err
 	}
-	switch {
-	case v == latest:
-		return nil
-	case v > latest:
-		return fmt.Errorf("%s has schema version %d, this mem knows up to %d: %w", db.path, v, latest, ErrNewerSchema)
-	}
-	if v == 0 && db.lockHeld && !db.stepwise {
-		empty, err := db.empty(ctx)
-		if err != nil {
+	if !db.lockHeld {
+		lk := &fileLocker{path: db.path + ".migrate-lock"}
+		if err := lk.Lock(ctx, nil); err != nil {
 			return err
 		}
-		if empty {
-			return db.create(ctx)
+		defer lk.Unlock(ctx, nil)
+		// Another process may have migrated the file while this one waited.
+		if v, err = db.schemaVersion(ctx, latest); err != nil || v == latest {
+			return err
+		}
+	}
+	if cur := db.gooseVersion(ctx); cur > latest {
+		return fmt.Errorf("%s has schema version %d, this mem knows up to %d: %w", db.path, cur, latest, ErrNewerSchema)
+	}
+	if v == 0 && !db.stepwise {
+		created, err := db.create(ctx)
+		if err != nil || created {
+			return err
 		}
 	}
 	p, err := db.provider()
 	if err != nil {
 		return err
-	}
-	// goose's own version queries create its table unlocked, so read it here.
-	if cur := db.gooseVersion(ctx); cur > latest {
-		return fmt.Errorf("%s has schema version %d, this mem knows up to %d: %w", db.path, cur, latest, ErrNewerSchema)
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrating %s: %w", db.path, mapErr(err))
@@ -83,13 +86,17 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// empty reports whether the file holds no schema at all: a new database.
-func (db *DB) empty(ctx context.Context) (bool, error) {
-	var n int
-	if err := db.x.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
-		return false, fmt.Errorf("reading the schema of %s: %w", db.path, mapErr(err))
+// schemaVersion reads the file's schema version and refuses one newer than
+// latest.
+func (db *DB) schemaVersion(ctx context.Context, latest int64) (int64, error) {
+	v, err := db.userVersion(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reading schema version of %s: %w", db.path, err)
 	}
-	return n == 0, nil
+	if v > latest {
+		return 0, fmt.Errorf("%s has schema version %d, this mem knows up to %d: %w", db.path, v, latest, ErrNewerSchema)
+	}
+	return v, nil
 }
 
 // create makes a new database in one transaction: the schema the
@@ -97,17 +104,25 @@ func (db *DB) empty(ctx context.Context) (bool, error) {
 // migration recorded as applied, and the schema version. Applying each
 // migration in turn costs a new database about five times the CPU of a
 // process that opens an existing one: each ALTER TABLE makes SQLite parse
-// the whole schema again.
-func (db *DB) create(ctx context.Context) error {
+// the whole schema again. It does nothing, and returns false, when the file
+// holds any schema at all (checked inside the write transaction): that one
+// is brought up to date by the migrations.
+func (db *DB) create(ctx context.Context) (bool, error) {
 	versions, err := migrationVersions()
 	if err != nil {
-		return err
+		return false, err
 	}
 	gs, err := database.NewStore(database.DialectSQLite3, goose.DefaultTablename)
 	if err != nil {
-		return fmt.Errorf("goose's version table: %w", err)
+		return false, fmt.Errorf("goose's version table: %w", err)
 	}
+	var created bool
 	err = db.tx(ctx, func(tx *sqlx.Tx) error {
+		created = false
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil || n > 0 {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, migrations.Schema); err != nil {
 			return err
 		}
@@ -119,13 +134,16 @@ func (db *DB) create(ctx context.Context) error {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", versions[len(versions)-1]))
-		return err
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", versions[len(versions)-1])); err != nil {
+			return err
+		}
+		created = true
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("creating %s: %w", db.path, mapErr(err))
+		return false, fmt.Errorf("creating %s: %w", db.path, mapErr(err))
 	}
-	return nil
+	return created, nil
 }
 
 // migrationVersions lists the versions of the embedded migrations in order.
@@ -147,23 +165,15 @@ func migrationVersions() ([]int64, error) {
 	return vs, nil
 }
 
+// provider is goose over the embedded migrations, without a locker: its
+// caller holds the migration lock.
 func (db *DB) provider() (*goose.Provider, error) {
-	var lk lock.Locker = &fileLocker{path: db.path + ".migrate-lock"}
-	if db.lockHeld {
-		lk = heldLock{} // Open holds it; a second flock would wait for ourselves
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.x.DB, migrations.FS, goose.WithLocker(lk))
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.x.DB, migrations.FS)
 	if err != nil {
 		return nil, fmt.Errorf("loading migrations: %w", err)
 	}
 	return p, nil
 }
-
-// heldLock is the goose Locker when Open already holds the migration lock.
-type heldLock struct{}
-
-func (heldLock) Lock(context.Context, *sql.DB) error   { return nil }
-func (heldLock) Unlock(context.Context, *sql.DB) error { return nil }
 
 // gooseVersion returns the newest applied goose version, 0 when none.
 func (db *DB) gooseVersion(ctx context.Context) int64 {
