@@ -102,6 +102,7 @@ func (h *H) install() bool {
 		h.check("install", false, "writing user settings: %v", err)
 		return false
 	}
+	h.pristine(h.Home, "home-without-mem-pristine")
 	h.bare = h.run("without-mem", faultScript(), filepath.Join(h.Root, "without-mem.db"))
 	h.Home = home
 	if err := h.writeUserFiles(); err != nil {
@@ -166,6 +167,48 @@ func (h *H) writeUserFiles() error {
 }
 
 // firstRequest returns the time from a run's start to its first model request.
+// pristine copies a home before the first start in it, for firstStartPair.
+func (h *H) pristine(home, name string) {
+	if out, err := exec.Command("cp", "-a", home, filepath.Join(h.Root, name)).CombinedOutput(); err != nil {
+		h.note("copying %s: %v: %s", home, err, out)
+	}
+}
+
+// firstStartPair runs the first start again without mem and with mem as
+// installed, one after the other, each in a fresh copy of its untouched
+// home, and returns their times to the first model request and what mem's
+// hooks took of the second.
+func (h *H) firstStartPair(k int) (with, without, own time.Duration, err error) {
+	home := h.Home
+	defer func() { h.Home, h.untrusted = home, false }()
+	start := func(pristine, label string, untrusted bool) (Run, string, error) {
+		h.Home = filepath.Join(h.Root, fmt.Sprintf("%s-%d", label, k))
+		if out, err := exec.Command("cp", "-a", filepath.Join(h.Root, pristine), h.Home).CombinedOutput(); err != nil {
+			return Run{}, "", fmt.Errorf("copying %s: %w: %s", pristine, err, out)
+		}
+		db := filepath.Join(h.Root, fmt.Sprintf("%s-%d.db", label, k))
+		h.untrusted = untrusted
+		return h.run(fmt.Sprintf("%s-%d", label, k), faultScript(), db), db, nil
+	}
+	b, _, err := start("home-without-mem-pristine", "without-mem", false)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	a, db, err := start("home-installed-pristine", "as-installed", true)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	with, without = h.firstRequest(a), h.firstRequest(b)
+	return with, without, h.hookTime(a, db, a.Start.Add(with)), nil
+}
+
+// median of a few durations.
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 func (h *H) firstRequest(r Run) time.Duration {
 	reqs := h.requests(r.Label)
 	if len(reqs) == 0 {
@@ -235,6 +278,7 @@ func (h *H) sessions() {
 	// As installed, with no flag that trusts hooks: do they run at all?
 	trustDB := filepath.Join(h.Root, "as-installed", "mem.db")
 	os.MkdirAll(filepath.Dir(trustDB), 0o755)
+	h.pristine(h.Home, "home-installed-pristine")
 	h.untrusted = true
 	ai := h.run("as-installed", faultScript(), trustDB)
 	h.untrusted = false
@@ -272,11 +316,31 @@ func (h *H) sessions() {
 		// Wall clocks of two single starts differ by a second or two on a
 		// busy machine: up to 2.5 s is taken as noise when mem's own hooks
 		// took under 1 s of it.
+		// At load 25 and more, two single starts can differ by ten seconds
+		// while mem's hooks take milliseconds; then two more pairs are run,
+		// each from a copy of the untouched homes, and the medians compared.
 		with, without := h.firstRequest(ai), h.firstRequest(h.bare)
 		own := h.hookTime(ai, trustDB, ai.Start.Add(with))
-		h.check("first-start-delay", with > 0 && without > 0 && (with-without < time.Second || with-without < 2500*time.Millisecond && own < time.Second),
-			"first start to the first model request: %s with mem installed (its hooks %s), %s without",
-			with.Round(time.Millisecond), own.Round(time.Millisecond), without.Round(time.Millisecond))
+		delayed := func() bool {
+			return !(with > 0 && without > 0 && (with-without < time.Second || with-without < 2500*time.Millisecond && own < time.Second))
+		}
+		pairs := 1
+		if delayed() && own < time.Second {
+			ws, wos, owns := []time.Duration{with}, []time.Duration{without}, []time.Duration{own}
+			for k := 2; k <= 3; k++ {
+				w, wo, o, err := h.firstStartPair(k)
+				if err != nil {
+					h.note("repeating the first starts: %v", err)
+					break
+				}
+				ws, wos, owns = append(ws, w), append(wos, wo), append(owns, o)
+			}
+			pairs = len(ws)
+			with, without, own = median(ws), median(wos), median(owns)
+		}
+		h.check("first-start-delay", !delayed(),
+			"first start to the first model request: %s with mem installed (its hooks %s), %s without (median of %d pairs)",
+			with.Round(time.Millisecond), own.Round(time.Millisecond), without.Round(time.Millisecond), pairs)
 	}
 
 	w := h.run("work", workScript(), h.DB)
