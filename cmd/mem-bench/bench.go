@@ -21,13 +21,16 @@ import (
 )
 
 type benchConfig struct {
-	mem      string
-	floor    string // the Go hello-world every path is paired with
-	sizes    []int
-	runs     int
-	warmup   int
-	cache    string
-	fixtures string
+	mem   string
+	floor string // the Go hello-world every path is paired with
+	// openFloor opens the database as mem does and runs one statement: the
+	// floor of every command that reads it (none: its rows are left out).
+	openFloor string
+	sizes     []int
+	runs      int
+	warmup    int
+	cache     string
+	fixtures  string
 
 	only    string
 	fresh   bool
@@ -50,6 +53,7 @@ type importFigures struct {
 // benchCase is one user-facing path measured as a whole process.
 type benchCase struct {
 	name  string
+	bin   string   // the program run, when not mem
 	needs []string // subcommand path that must exist, e.g. {"hook"}
 	args  func(i int) []string
 	stdin []byte
@@ -105,6 +109,7 @@ func runBench(args []string) error {
 	sizes := fs.String("sizes", "100k", "database sizes in observations (10k, 100k, 1m)")
 	fs.StringVar(&c.mem, "mem", "bin/mem", "the mem binary to measure")
 	fs.StringVar(&c.floor, "floor", "bin/hello", "the Go hello-world built with the same toolchain (the floor)")
+	fs.StringVar(&c.openFloor, "open-floor", "", "cmd/mem-bench/testdata/openfloor built with the same toolchain: adds the rows of opening the database and one statement")
 	fs.IntVar(&c.runs, "runs", 15, "measured runs per path")
 	fs.IntVar(&c.warmup, "warmup", 3, "unmeasured runs first")
 	fs.StringVar(&c.cache, "cache", ".bench", "folder for generated data and databases")
@@ -121,7 +126,10 @@ func runBench(args []string) error {
 		}
 		c.sizes = append(c.sizes, n)
 	}
-	for _, p := range []*string{&c.mem, &c.floor} {
+	for _, p := range []*string{&c.mem, &c.floor, &c.openFloor} {
+		if *p == "" {
+			continue
+		}
 		abs, err := filepath.Abs(*p)
 		if err != nil {
 			return err
@@ -131,6 +139,11 @@ func runBench(args []string) error {
 	toolchain, err := sameToolchain(c.mem, c.floor)
 	if err != nil {
 		return err
+	}
+	if c.openFloor != "" {
+		if _, err := sameToolchain(c.mem, c.openFloor); err != nil {
+			return fmt.Errorf("-open-floor: %w", err)
+		}
 	}
 
 	loadBefore := loadavg()
@@ -242,6 +255,10 @@ func (c benchConfig) settle(db string) error {
 func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 	var rs, floors []run
 	held := 0
+	bin := c.mem
+	if bc.bin != "" {
+		bin = bc.bin
+	}
 	for i := 0; i < c.warmup+c.runs; i++ {
 		args := append([]string{"--db", db}, bc.args(i)...)
 		in := bc.stdin
@@ -252,9 +269,9 @@ func (c benchConfig) measure(db string, bc benchCase) (stats, error) {
 		var err, ferr error
 		if i%2 == 0 {
 			f, ferr = proc{Bin: c.floor, Env: c.env()}.run()
-			r, err = proc{Bin: c.mem, Args: args, Env: c.env(), Stdin: in}.run()
+			r, err = proc{Bin: bin, Args: args, Env: c.env(), Stdin: in}.run()
 		} else {
-			r, err = proc{Bin: c.mem, Args: args, Env: c.env(), Stdin: in}.run()
+			r, err = proc{Bin: bin, Args: args, Env: c.env(), Stdin: in}.run()
 			f, ferr = proc{Bin: c.floor, Env: c.env()}.run()
 		}
 		if err != nil {
@@ -404,6 +421,12 @@ func (c benchConfig) cases(n int, db string) ([]benchCase, error) {
 		{name: "mem context prompt", needs: []string{"context", "prompt"}, expect: "<context ", args: func(i int) []string {
 			return []string{"context", "prompt", "--session", fmt.Sprintf("%s-ctx-%d-%d", prompt.SessionID, stamp, i), "--text", prompt.Prompt}
 		}},
+	}
+	if c.openFloor != "" {
+		// What SQLite alone costs a command that reads the database.
+		cases = append(cases,
+			benchCase{name: "floor: open + one indexed SELECT", bin: c.openFloor, args: func(int) []string { return nil }},
+			benchCase{name: "floor: open + one FTS5 MATCH", bin: c.openFloor, args: func(int) []string { return []string{"--match", benchgen.RareWord} }})
 	}
 	for _, h := range agentHooks {
 		bc, err := hookBenchCase(c.fixtures, h, stamp)
