@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/memhq/mem/internal/memory"
 )
@@ -52,29 +54,32 @@ func (db *DB) FileSessionChanges(ctx context.Context, project string, paths, ses
 // spellings): the session of the file's first current change when that
 // change created it (a Write of a new file, which capture titles "Created
 // FILE ..."); "" when memory did not see it created. Each spelling's rows
-// of observation_files are walked oldest first up to the first change.
+// of observation_files are walked oldest first up to the first change, all
+// spellings in one statement (it is parsed at each Read of a file).
 func (db *DB) FileCreator(ctx context.Context, project string, paths []string) (string, error) {
-	type first struct {
+	if len(paths) == 0 {
+		return "", nil
+	}
+	args := []any{memory.CreatedVerb + " %", project}
+	firsts := make([]string, len(paths))
+	for i, p := range paths {
+		args = append(args, p)
+		firsts[i] = `SELECT * FROM (SELECT o.id, o.session_id, o.title LIKE ?1 AS created
+			FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
+			WHERE f.path = ?` + strconv.Itoa(i+3) + ` AND f.modified = 1 AND o.project = ?2 AND o.superseded_by IS NULL
+			ORDER BY f.observation_id LIMIT 1)`
+	}
+	var rows []struct {
 		ID        int64  `db:"id"`
 		SessionID string `db:"session_id"`
 		Created   bool   `db:"created"`
 	}
-	var best *first
-	for _, p := range paths {
-		var rows []first
-		err := db.q().SelectContext(ctx, &rows, `SELECT o.id, o.session_id, o.title LIKE ? AS created
-			FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
-			WHERE f.path = ? AND f.modified = 1 AND o.project = ? AND o.superseded_by IS NULL
-			ORDER BY f.observation_id LIMIT 1`, memory.CreatedVerb+" %", p, project)
-		if err != nil {
-			return "", fmt.Errorf("reading who created %s: %w", p, mapErr(err))
-		}
-		if len(rows) == 1 && (best == nil || rows[0].ID < best.ID) {
-			best = &rows[0]
-		}
+	if err := db.q().SelectContext(ctx, &rows, `SELECT id, session_id, created FROM (`+
+		strings.Join(firsts, " UNION ALL ")+`) ORDER BY id LIMIT 1`, args...); err != nil {
+		return "", fmt.Errorf("reading who created %s: %w", paths[0], mapErr(err))
 	}
-	if best == nil || !best.Created {
+	if len(rows) == 0 || !rows[0].Created {
 		return "", nil
 	}
-	return best.SessionID, nil
+	return rows[0].SessionID, nil
 }
