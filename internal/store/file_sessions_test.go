@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -37,7 +38,7 @@ func fileSessionsRows(t *testing.T, db *DB) (have, want []string) {
 	return have, want
 }
 
-// latestByJoin is LatestFileSessions worked out from the observations
+// latestByJoin is FileHistory's sessions worked out from the observations
 // alone: each session's newest live observation of the file among the
 // file's scan newest, the n latest sessions.
 func latestByJoin(t *testing.T, db *DB, project string, paths []string, n, scan int) []string {
@@ -63,7 +64,7 @@ func latestByJoin(t *testing.T, db *DB, project string, paths []string, n, scan 
 }
 
 // checkFileSessions fails when file_sessions is not what the observations
-// say, or when LatestFileSessions gives other than the join over them.
+// say, or when FileHistory gives other than the join over them.
 func checkFileSessions(t *testing.T, db *DB, step string) {
 	t.Helper()
 	if have, want := fileSessionsRows(t, db); !reflect.DeepEqual(have, want) {
@@ -83,16 +84,26 @@ func checkFileSessions(t *testing.T, db *DB, step string) {
 		{"p2", []string{"a.go", "b.go"}, 60, 2},
 		{"p1", []string{"b.go"}, 60, 4000},
 	} {
-		got, err := db.LatestFileSessions(context.Background(), c.project, c.paths, c.n, c.scan)
+		got, err := db.FileHistory(context.Background(), c.project, c.paths, c.n, c.scan, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		have := make([]string, len(got))
-		for i, o := range got {
+		have := make([]string, len(got.Sessions))
+		ids := make([]string, len(got.Sessions))
+		for i, o := range got.Sessions {
 			have[i] = fmt.Sprintf("#%d %s", o.ID, o.SessionID)
+			ids[i] = o.SessionID
 		}
 		if want := latestByJoin(t, db, c.project, c.paths, c.n, c.scan); !reflect.DeepEqual(have, want) {
-			t.Fatalf("%s: LatestFileSessions(%s, %q, %d, %d) = %q, want %q", step, c.project, c.paths, c.n, c.scan, have, want)
+			t.Fatalf("%s: FileHistory(%s, %q, %d, %d) = %q, want %q", step, c.project, c.paths, c.n, c.scan, have, want)
+		}
+		// Its changes are those FileSessionChanges counts for its sessions.
+		want, err := db.FileSessionChanges(context.Background(), c.project, c.paths, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got.Changes, want) {
+			t.Fatalf("%s: FileHistory(%s, %q, %d, %d) changes %v, want %v", step, c.project, c.paths, c.n, c.scan, got.Changes, want)
 		}
 	}
 }

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,36 +53,111 @@ func (db *DB) FileSessionChanges(ctx context.Context, project string, paths, ses
 	return out, nil
 }
 
-// FileCreator returns the session that created one file (paths are its
-// spellings): the session of the file's first current change when that
-// change created it (a Write of a new file, which capture titles "Created
-// FILE ..."); "" when memory did not see it created. Each spelling's rows
-// of observation_files are walked oldest first up to the first change, all
-// spellings in one statement (it is parsed at each Read of a file).
-func (db *DB) FileCreator(ctx context.Context, project string, paths []string) (string, error) {
+// FileHistory returns the history of one file (paths are its spellings) in
+// one statement, parsed once on each Read of a file:
+//
+//   - the latest sessions (at most n) whose observations read or changed
+//     it, newest first, each as the id of its newest observation of the
+//     file: one session a line, as `git log -- FILE` gives it. A session
+//     stands when that observation is among the file's scan newest;
+//   - the session of the file's first current change, when that change
+//     created it (a Write of a new file, which capture titles "Created FILE
+//     ..."): each spelling's rows of observation_files walked oldest first
+//     up to the first change;
+//   - with changes, how many of each session's current observations
+//     changed the file (as FileSessionChanges counts them).
+func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n, scan int, changes bool) (memory.FileHistory, error) {
+	var h memory.FileHistory
 	if len(paths) == 0 {
-		return "", nil
+		return h, nil
 	}
-	args := []any{memory.CreatedVerb + " %", project}
+	n, scan = limitOr(n, 20), limitOr(scan, 1000)
+	// file_sessions holds each session's newest live observation of each
+	// spelling (migration 00015), in order of it by path: each spelling's
+	// n newest sessions are an index range, and a session's newest of the
+	// spellings is among them. The file's row count (up to scan) and its
+	// creator are subqueries that do not depend on the row: SQLite
+	// computes them once.
+	args := []any{project, memory.CreatedVerb + " %"}
+	marks := make([]string, len(paths))
+	sessions := make([]string, len(paths))
 	firsts := make([]string, len(paths))
 	for i, p := range paths {
 		args = append(args, p)
-		firsts[i] = `SELECT * FROM (SELECT o.id, o.session_id, o.title LIKE ?1 AS created
+		marks[i] = "?" + strconv.Itoa(i+3)
+		sessions[i] = `SELECT * FROM (SELECT session_id, last_id FROM file_sessions INDEXED BY file_sessions_last
+			WHERE path = ` + marks[i] + ` AND project = ?1 ORDER BY last_id DESC` + limit(n) + `)`
+		firsts[i] = `SELECT * FROM (SELECT o.id, o.session_id, o.title LIKE ?2 AS created
 			FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
-			WHERE f.path = ?` + strconv.Itoa(i+3) + ` AND f.modified = 1 AND o.project = ?2 AND o.superseded_by IS NULL
+			WHERE f.path = ` + marks[i] + ` AND f.modified = 1 AND o.project = ?1 AND o.superseded_by IS NULL
 			ORDER BY f.observation_id LIMIT 1)`
 	}
-	var rows []struct {
-		ID        int64  `db:"id"`
-		SessionID string `db:"session_id"`
-		Created   bool   `db:"created"`
+	in := strings.Join(marks, ", ")
+	count := `0`
+	if changes {
+		// The session's observations by their index, each probing its own
+		// rows of observation_files for a change of the file.
+		count = `(SELECT count(*) FROM observations o
+			WHERE o.session_id = h.session_id AND o.project = ?1 AND o.superseded_by IS NULL
+				AND EXISTS (SELECT 1 FROM observation_files f
+					WHERE f.observation_id = o.id AND f.path IN (` + in + `) AND f.modified = 1))`
 	}
-	if err := db.q().SelectContext(ctx, &rows, `SELECT id, session_id, created FROM (`+
-		strings.Join(firsts, " UNION ALL ")+`) ORDER BY id LIMIT 1`, args...); err != nil {
-		return "", fmt.Errorf("reading who created %s: %w", paths[0], mapErr(err))
+	q := `SELECT h.session_id, h.last_id,
+			(SELECT count(*) FROM (SELECT 1 FROM observation_files WHERE path IN (` + in + `)` + limit(scan) + `)),
+			(SELECT CASE WHEN created THEN session_id END FROM (` + strings.Join(firsts, " UNION ALL ") + `) ORDER BY id LIMIT 1),
+			` + count + `
+		FROM (` + strings.Join(sessions, " UNION ALL ") + `) h`
+	fail := func(err error) (memory.FileHistory, error) {
+		return memory.FileHistory{}, fmt.Errorf("reading the history of %s: %w", paths[0], mapErr(err))
 	}
-	if len(rows) == 0 || !rows[0].Created {
-		return "", nil
+	rows, err := db.q().QueryContext(ctx, q, args...)
+	if err != nil {
+		return fail(err)
 	}
-	return rows[0].SessionID, nil
+	defer rows.Close()
+	newest := map[string]int64{}
+	files := 0
+	if changes {
+		h.Changes = map[string]int{}
+	}
+	for rows.Next() {
+		var session string
+		var id int64
+		var creator sql.NullString
+		var changed int
+		if err := rows.Scan(&session, &id, &files, &creator, &changed); err != nil {
+			return fail(err)
+		}
+		newest[session] = max(newest[session], id)
+		h.Creator = creator.String
+		if changed > 0 {
+			h.Changes[session] = changed
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	if files >= scan {
+		var cut int64
+		if err := db.q().GetContext(ctx, &cut, `SELECT min(observation_id) FROM (SELECT DISTINCT observation_id FROM observation_files
+			WHERE path IN (`+in+`) ORDER BY observation_id DESC`+limit(scan)+`)`, args...); err != nil {
+			return fail(err)
+		}
+		for session, id := range newest {
+			if id < cut {
+				delete(newest, session)
+				delete(h.Changes, session)
+			}
+		}
+	}
+	h.Sessions = make([]memory.Observation, 0, len(newest))
+	for session, id := range newest {
+		h.Sessions = append(h.Sessions, memory.Observation{ID: id, SessionID: session})
+	}
+	slices.SortFunc(h.Sessions, func(a, b memory.Observation) int { return cmp.Compare(b.ID, a.ID) })
+	for _, o := range h.Sessions[min(n, len(h.Sessions)):] {
+		delete(h.Changes, o.SessionID)
+	}
+	h.Sessions = h.Sessions[:min(n, len(h.Sessions))]
+	return h, nil
 }

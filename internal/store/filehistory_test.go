@@ -43,17 +43,28 @@ func TestFileSessionChanges(t *testing.T) {
 	if got, err := db.FileSessionChanges(ctx, "other", []string{"src/x.c"}, []string{"a"}); err != nil || len(got) != 0 {
 		t.Fatalf("another project: %v, %v", got, err)
 	}
+	h, err := db.FileHistory(ctx, "p", []string{"src/x.c", "/repo/src/x.c"}, 60, 1000, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"a": 2, "b": 2, "d": 1}; !maps.Equal(h.Changes, want) {
+		t.Fatalf("FileHistory's changes: got %v, want %v", h.Changes, want)
+	}
+	if h, err := db.FileHistory(ctx, "p", []string{"src/x.c"}, 60, 1000, false); err != nil || h.Changes != nil {
+		t.Fatalf("changes not asked for: %v, %v", h.Changes, err)
+	}
 	for _, c := range []struct {
 		paths []string
 		want  string
 	}{
 		{[]string{"src/x.c", "/repo/src/x.c"}, "a"},
+		{[]string{"/repo/src/x.c", "src/x.c"}, "a"},
 		{[]string{"/repo/src/x.c"}, ""}, // its first change there is b's edit
 		{[]string{"src/y.c"}, ""},       // edited, never seen created
 		{[]string{"src/z.c"}, ""},
 	} {
-		if got, err := db.FileCreator(ctx, "p", c.paths); err != nil || got != c.want {
-			t.Errorf("creator of %v: %q, %v; want %q", c.paths, got, err, c.want)
+		if h, err := db.FileHistory(ctx, "p", c.paths, 60, 1000, false); err != nil || h.Creator != c.want {
+			t.Errorf("creator of %v: %q, %v; want %q", c.paths, h.Creator, err, c.want)
 		}
 	}
 }

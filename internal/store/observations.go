@@ -1,11 +1,9 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -246,76 +244,6 @@ func (db *DB) ObservationsForFile(ctx context.Context, project, path string, n i
 		return nil, fmt.Errorf("reading observations of %s: %w", path, mapErr(err))
 	}
 	return toRecords(rows, observationRow.observation), nil
-}
-
-// LatestFileSessions returns, for each of the latest sessions (at most
-// n) whose observations read or modified one of paths (spellings of one
-// file), the id of its newest observation of the file, newest first: the
-// file's history one session a line, as `git log -- FILE` gives it. The
-// observations carry their ID and SessionID only (Observations reads the
-// rest). The file's newest scan observations are looked at.
-func (db *DB) LatestFileSessions(ctx context.Context, project string, paths []string, n, scan int) ([]memory.Observation, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	n, scan = limitOr(n, 20), limitOr(scan, 1000)
-	// file_sessions holds each session's newest live observation of each
-	// spelling (migration 00015), in order of it by path: each spelling's
-	// n newest sessions are an index range, and a session's newest of the
-	// spellings is among them. A session stands when that observation is
-	// among the file's scan newest: the bound is read only when the file
-	// has that many rows.
-	var b strings.Builder
-	args := []any{project}
-	marks := make([]string, len(paths))
-	for i, p := range paths {
-		args = append(args, p)
-		marks[i] = "?" + strconv.Itoa(i+2)
-		if i > 0 {
-			b.WriteString(` UNION ALL `)
-		}
-		b.WriteString(`SELECT * FROM (SELECT session_id, last_id FROM file_sessions INDEXED BY file_sessions_last
-			WHERE path = ` + marks[i] + ` AND project = ?1 ORDER BY last_id DESC` + limit(n) + `)`)
-	}
-	in := strings.Join(marks, ", ")
-	q := `SELECT session_id, last_id, (SELECT count(*) FROM (SELECT 1 FROM observation_files WHERE path IN (` + in + `)` + limit(scan) + `))
-		FROM (` + b.String() + `)`
-	rows, err := db.q().QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
-	}
-	defer rows.Close()
-	newest := map[string]int64{}
-	files := 0
-	for rows.Next() {
-		var session string
-		var id int64
-		if err := rows.Scan(&session, &id, &files); err != nil {
-			return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
-		}
-		newest[session] = max(newest[session], id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
-	}
-	if files >= scan {
-		var cut int64
-		if err := db.q().GetContext(ctx, &cut, `SELECT min(observation_id) FROM (SELECT DISTINCT observation_id FROM observation_files
-			WHERE path IN (`+in+`) ORDER BY observation_id DESC`+limit(scan)+`)`, args...); err != nil {
-			return nil, fmt.Errorf("reading the sessions of %s: %w", paths[0], mapErr(err))
-		}
-		for session, id := range newest {
-			if id < cut {
-				delete(newest, session)
-			}
-		}
-	}
-	out := make([]memory.Observation, 0, len(newest))
-	for session, id := range newest {
-		out = append(out, memory.Observation{ID: id, SessionID: session})
-	}
-	slices.SortFunc(out, func(a, b memory.Observation) int { return cmp.Compare(b.ID, a.ID) })
-	return out[:min(n, len(out))], nil
 }
 
 // FileWords returns the searchable text (title, subtitle, narrative, facts,
