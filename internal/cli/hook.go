@@ -75,6 +75,9 @@ func hookArgs(args []string) (agent string, flags map[string]string) {
 	return agent, flags
 }
 
+// IsHook reports whether args (without the program's name) call mem hook.
+func IsHook(args []string) bool { return hookCall(args) >= 0 }
+
 // hookCall returns the index of "hook" in args when they call mem hook (it
 // is the first positional argument, the values of --db and --project given
 // as separate arguments skipped), or -1.
