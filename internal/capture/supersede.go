@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // Supersedes proposes the earlier observation that o replaces, where that
@@ -47,24 +48,12 @@ func Supersedes(o *memory.Observation, earlier []memory.Observation) int64 {
 				continue
 			}
 			after := factsOf(e, "after: ")
-			if len(after) > 0 && !slices.ContainsFunc(after, func(l string) bool { return !distinctive(l) || !slices.Contains(before, l) }) {
+			if len(after) > 0 && !slices.ContainsFunc(after, func(l string) bool { return !text.Distinctive(l) || !slices.Contains(before, l) }) {
 				return e.ID
 			}
 		}
 	}
 	return 0
-}
-
-// distinctive reports whether a line says enough to be recognised: not a
-// brace, a bare return or a short word that many edits share.
-func distinctive(l string) bool {
-	n := 0
-	for _, r := range l {
-		if r > ' ' && !strings.ContainsRune("{}()[];,", r) {
-			n++
-		}
-	}
-	return n >= 12
 }
 
 func factOf(o *memory.Observation, prefix string) string {

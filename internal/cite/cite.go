@@ -1,8 +1,9 @@
 // Package cite keeps what an observation cites true: at capture it takes a
 // fingerprint of each cited file (size, modification time, git blob id, the
-// line range an edit touched), and when memory is given back it tells, per
-// observation, whether the files it cites are unchanged, changed since or
-// gone. A check stats first and hashes only a file whose size or time
+// line range an edit wrote and a hash of those lines), and when memory is
+// given back it tells, per observation, whether the files it cites are
+// unchanged, changed since or gone. An edit's file that changed elsewhere,
+// its lines still there, is unchanged for the memory of the edit. A check stats first and hashes only a file whose size or time
 // moved, and keeps what it learnt so that the next check only stats.
 package cite
 
@@ -13,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/memhq/mem/internal/fsafe"
 	"github.com/memhq/mem/internal/memory"
+	"github.com/memhq/mem/internal/text"
 )
 
 // MaxHashBytes is the largest file hashed; a bigger one is compared by size
@@ -86,6 +89,9 @@ func Take(root string, files []File) []memory.Citation {
 				}
 				c.Hash = BlobID(data)
 				c.LineStart, c.LineEnd = lines(data, f.Written)
+				if c.LineStart > 0 {
+					c.Span = spanOf(splitLines(data)[c.LineStart-1 : c.LineEnd])
+				}
 			}
 		}
 		out = append(out, c)
@@ -116,6 +122,80 @@ func lines(data []byte, written string) (int, int) {
 	start := bytes.Count(data[:i], []byte("\n")) + 1
 	return start, start + bytes.Count(w, []byte("\n"))
 }
+
+// A span fingerprints the lines an edit wrote (memory.Citation.Span), each
+// line's surrounding space trimmed: the offset of the longest distinctive
+// one (text.Distinctive), that line's hash and the hash of all of them, as
+// "OFF:ANCHOR:ALL" (hex). The anchor finds where the lines may be now in
+// one lookup; the whole hash says whether they are.
+
+// spanOf returns the span of lines ls, "" when none of them is
+// distinctive: such lines could be found again anywhere.
+func spanOf(ls [][]byte) string {
+	best := -1
+	for i, l := range ls {
+		l = bytes.TrimSpace(l)
+		if text.Distinctive(string(l)) && (best < 0 || len(l) > len(bytes.TrimSpace(ls[best]))) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d:%x:%x", best, lineHash(ls[best]), linesHash(ls))
+}
+
+// splitLines splits data at line breaks.
+func splitLines(data []byte) [][]byte { return bytes.Split(data, []byte("\n")) }
+
+// lineHash hashes a line without its surrounding space.
+func lineHash(l []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(bytes.TrimSpace(l))
+	return h.Sum64()
+}
+
+// linesHash hashes lines in order, each without its surrounding space.
+func linesHash(ls [][]byte) uint64 {
+	h := fnv.New64a()
+	for _, l := range ls {
+		h.Write(bytes.TrimSpace(l))
+		h.Write([]byte{'\n'})
+	}
+	return h.Sum64()
+}
+
+// findSpan returns the first line (1-based) of n lines that span describes
+// in the file f read (its data), the nearest to line near when they are
+// there more than once; 0 when they are not there.
+func (f *file) findSpan(span string, n, near int) int {
+	var off int
+	var anchor, all uint64
+	if _, err := fmt.Sscanf(span, "%d:%x:%x", &off, &anchor, &all); err != nil || n < 1 || off < 0 || off >= n {
+		return 0
+	}
+	if f.index == nil {
+		f.lines = splitLines(f.data)
+		f.index = make(map[uint64][]int, len(f.lines))
+		for i, l := range f.lines {
+			h := lineHash(l)
+			f.index[h] = append(f.index[h], i)
+		}
+	}
+	at := 0
+	for _, i := range f.index[anchor] {
+		start := i - off
+		if start < 0 || start+n > len(f.lines) || linesHash(f.lines[start:start+n]) != all {
+			continue
+		}
+		if at == 0 || abs(start+1-near) < abs(at-near) {
+			at = start + 1
+		}
+	}
+	return at
+}
+
+func abs(n int) int { return max(n, -n) }
 
 // stat describes the file at root/p without following a final link; a link
 // is followed only when its target stays inside the root.
@@ -193,9 +273,14 @@ func (c *Checker) Check(ctx context.Context, ids []int64) (map[int64]memory.Stan
 type file struct {
 	st  fs.FileInfo
 	err error
-	// hash is its blob id now, once hashed (known).
+	// hash is its blob id now, once hashed (known), and data its content.
 	hash  string
 	known bool
+	data  []byte
+	// lines and index (a line's hash: where it is) are data's lines, once
+	// a span is looked for.
+	lines [][]byte
+	index map[uint64][]int
 }
 
 // check classifies citations read from the store. Each file is statted
@@ -295,13 +380,23 @@ func classify(ct memory.Citation, f *file) (state memory.Freshness, upd *memory.
 		if err != nil {
 			return memory.Unknown, nil
 		}
-		f.hash, f.known = BlobID(data), true
+		f.hash, f.known, f.data = BlobID(data), true, data
 	}
 	if f.hash == ct.Hash {
 		// Touched, or checked out again, with the same content: the
 		// fingerprint moves to where the file is now.
 		ct.Size, ct.ModTime = size, mtime
 		return memory.Unchanged, &ct
+	}
+	if n := ct.LineEnd - ct.LineStart + 1; ct.Span != "" {
+		if at := f.findSpan(ct.Span, n, ct.LineStart); at > 0 {
+			// The file changed elsewhere: the lines the edit wrote are
+			// still there, so what its memory says of them holds. The
+			// fingerprint moves to the file as it is now.
+			ct.Size, ct.ModTime, ct.Hash = size, mtime, f.hash
+			ct.LineStart, ct.LineEnd = at, at+n-1
+			return memory.Unchanged, &ct
+		}
 	}
 	ct.SeenSize, ct.SeenModTime = size, mtime
 	return memory.Changed, &ct

@@ -203,3 +203,68 @@ func TestTakeStaysInTheProject(t *testing.T) {
 		t.Errorf("a file that does not exist: size %d, want -1", got[1].Size)
 	}
 }
+
+// An edit's memory holds while the lines the edit wrote are in its file:
+// a change elsewhere, or lines moved by a change above them, leave it
+// unchanged (the fingerprint follows the file); a rewrite of those lines,
+// or any change of a file cited without distinctive written lines, makes
+// it stale.
+func TestCheckEditedLines(t *testing.T) {
+	ctx := context.Background()
+	const before = "package pay\n\nfunc Retry() {\n}\n\nfunc Refund(o *Order) error {\n\tif o.Total <= 0 {\n\t\treturn errNothingToRefund\n\t}\n\treturn charge(o, -o.Total)\n}\n"
+	const written = "\tif o.Total <= 0 {\n\t\treturn errNothingToRefund\n\t}"
+	tests := []struct {
+		name    string
+		written string
+		after   string
+		stale   bool
+		lines   [2]int // where the citation says the lines are after the check
+	}{
+		{"changed elsewhere", written, strings.Replace(before, "func Retry() {\n}", "func Retry() {\n\tbackoff()\n}", 1), false, [2]int{8, 10}},
+		{"moved by lines above, reindented", written, "// Package pay.\n" + strings.ReplaceAll(before, "\t", "    "), false, [2]int{8, 10}},
+		{"the lines rewritten", written, strings.Replace(before, "errNothingToRefund", "nil", 1), true, [2]int{7, 9}},
+		{"the lines gone", written, "package pay\n", true, [2]int{7, 9}},
+		{"nothing distinctive written", "}", strings.Replace(before, "Retry", "Again", 1), true, [2]int{0, 0}},
+		{"read, not written", "", strings.Replace(before, "Retry", "Again", 1), true, [2]int{0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			write(t, root, "pay.go", before)
+			old := time.Now().Add(-time.Hour)
+			os.Chtimes(filepath.Join(root, "pay.go"), old, old)
+			db, _ := openStore(t)
+			o := memory.Observation{SessionID: "s1", Type: memory.TypeChange, Title: "Edited pay.go", FilesModified: []string{"pay.go"}}
+			o.Citations = Take(root, Files(&o, tc.written))
+			if span := o.Citations[0].Span != ""; span != (tc.lines[0] > 0) {
+				t.Fatalf("span %q taken for written %q", o.Citations[0].Span, tc.written)
+			}
+			a, err := db.AddObservation(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, root, "pay.go", tc.after)
+			c := &Checker{Store: &counting{Store: db}, Keep: true}
+			for i := range 2 {
+				got, err := c.Check(ctx, []int64{a.ID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got[a.ID].Stale != tc.stale {
+					t.Fatalf("check %d: stale %v, want %v", i+1, got[a.ID].Stale, tc.stale)
+				}
+			}
+			// The first check learnt what the second needed: it hashed once.
+			if n := c.Store.(*counting).puts; n != 1 {
+				t.Errorf("%d citations kept over two checks, want 1", n)
+			}
+			cs, err := db.Citations(ctx, []int64{a.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := [2]int{cs[0].LineStart, cs[0].LineEnd}; got != tc.lines {
+				t.Errorf("lines %v after the check, want %v", got, tc.lines)
+			}
+		})
+	}
+}

@@ -20,6 +20,9 @@ type Citation struct {
 	Hash      string `json:"hash,omitempty"`
 	LineStart int    `json:"line_start,omitempty"`
 	LineEnd   int    `json:"line_end,omitempty"`
+	// Span finds lines LineStart to LineEnd again when the file changed
+	// elsewhere (cite.Take); empty when the whole file is compared.
+	Span string `json:"span,omitempty"`
 	// SeenSize and SeenModTime are where a check last found the file with
 	// other content (SeenSize -2: never).
 	SeenSize    int64 `json:"-"`

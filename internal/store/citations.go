@@ -16,11 +16,12 @@ import (
 func insertCitations(ctx context.Context, tx querier, id int64, cs []memory.Citation) error {
 	for _, c := range cs {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO citations (observation_id, path, root, role, size, mtime,
-			hash, line_start, line_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			hash, line_start, line_end, span) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (observation_id, path) DO UPDATE SET root = excluded.root, role = excluded.role,
 			size = excluded.size, mtime = excluded.mtime, hash = excluded.hash,
-			line_start = excluded.line_start, line_end = excluded.line_end, seen_size = -2, seen_mtime = 0`,
-			id, c.Path, c.Root, c.Role, c.Size, c.ModTime, c.Hash, c.LineStart, c.LineEnd); err != nil {
+			line_start = excluded.line_start, line_end = excluded.line_end, span = excluded.span,
+			seen_size = -2, seen_mtime = 0`,
+			id, c.Path, c.Root, c.Role, c.Size, c.ModTime, c.Hash, c.LineStart, c.LineEnd, c.Span); err != nil {
 			return fmt.Errorf("recording the citation of %s: %w", c.Path, err)
 		}
 	}
@@ -110,7 +111,7 @@ func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, er
 		return nil, err
 	}
 	rows, err := db.q().QueryContext(ctx, `SELECT observation_id, path, root, role, size, mtime, hash, line_start, line_end,
-		seen_size, seen_mtime FROM citations WHERE observation_id IN (SELECT value FROM json_each(?))
+		span, seen_size, seen_mtime FROM citations WHERE observation_id IN (SELECT value FROM json_each(?))
 		ORDER BY observation_id, path`, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("reading citations: %w", mapErr(err))
@@ -120,7 +121,7 @@ func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, er
 	for rows.Next() {
 		var c memory.Citation
 		if err := rows.Scan(&c.ObservationID, &c.Path, &c.Root, &c.Role, &c.Size, &c.ModTime, &c.Hash,
-			&c.LineStart, &c.LineEnd, &c.SeenSize, &c.SeenModTime); err != nil {
+			&c.LineStart, &c.LineEnd, &c.Span, &c.SeenSize, &c.SeenModTime); err != nil {
 			return nil, fmt.Errorf("reading citations: %w", mapErr(err))
 		}
 		out = append(out, c)
@@ -132,16 +133,18 @@ func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, er
 }
 
 // UpdateCitations keeps what a check learnt of cited files: each
-// citation's fingerprint (size, mtime) and where its file was last seen
-// with other content (seen_size, seen_mtime).
+// citation's fingerprint (size, mtime, and the content and lines where an
+// edit's lines were found again) and where its file was last seen with
+// other content (seen_size, seen_mtime).
 func (db *DB) UpdateCitations(ctx context.Context, cs []memory.Citation) error {
 	if len(cs) == 0 {
 		return nil
 	}
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
 		for _, c := range cs {
-			if _, err := tx.ExecContext(ctx, `UPDATE citations SET size = ?, mtime = ?, seen_size = ?, seen_mtime = ?
-				WHERE observation_id = ? AND path = ?`, c.Size, c.ModTime, c.SeenSize, c.SeenModTime, c.ObservationID, c.Path); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE citations SET size = ?, mtime = ?, hash = ?, line_start = ?, line_end = ?,
+				seen_size = ?, seen_mtime = ? WHERE observation_id = ? AND path = ?`, c.Size, c.ModTime, c.Hash, c.LineStart, c.LineEnd,
+				c.SeenSize, c.SeenModTime, c.ObservationID, c.Path); err != nil {
 				return err
 			}
 		}

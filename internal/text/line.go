@@ -46,3 +46,17 @@ func ASCIILower(s string) string {
 	}
 	return string(b)
 }
+
+// Distinctive reports whether a line of code says enough to be recognised
+// elsewhere: at least 12 characters other than space, brackets and
+// separators, so not a brace, a bare return or a short word many edits
+// share.
+func Distinctive(l string) bool {
+	n := 0
+	for _, r := range l {
+		if r > ' ' && !strings.ContainsRune("{}()[];,", r) {
+			n++
+		}
+	}
+	return n >= 12
+}
