@@ -2,8 +2,9 @@
 // fingerprint of each cited file (size, modification time, git blob id, the
 // line range an edit wrote and a hash of those lines), and when memory is
 // given back it tells, per observation, whether the files it cites are
-// unchanged, changed since or gone. An edit's file that changed elsewhere,
-// its lines still there, is unchanged for the memory of the edit. A check stats first and hashes only a file whose size or time
+// unchanged, changed since or gone; an edit's file that changed elsewhere,
+// the lines the edit wrote still in it, is unchanged for the memory of the
+// edit. A check stats first and hashes only a file whose size or time
 // moved, and keeps what it learnt so that the next check only stats.
 package cite
 
@@ -90,7 +91,7 @@ func Take(root string, files []File) []memory.Citation {
 				c.Hash = BlobID(data)
 				c.LineStart, c.LineEnd = lines(data, f.Written)
 				if c.LineStart > 0 {
-					c.Span = spanOf(splitLines(data)[c.LineStart-1 : c.LineEnd])
+					c.Span = spanOf(linesAt(data, c.LineStart, c.LineEnd))
 				}
 			}
 		}
@@ -147,6 +148,23 @@ func spanOf(ls [][]byte) string {
 
 // splitLines splits data at line breaks.
 func splitLines(data []byte) [][]byte { return bytes.Split(data, []byte("\n")) }
+
+// linesAt returns lines from to to (1-based) of data, which has them.
+func linesAt(data []byte, from, to int) [][]byte {
+	for range from - 1 {
+		data = data[bytes.IndexByte(data, '\n')+1:]
+	}
+	end := 0
+	for range to - from + 1 {
+		i := bytes.IndexByte(data[end:], '\n')
+		if i < 0 {
+			end = len(data) + 1
+			break
+		}
+		end += i + 1
+	}
+	return splitLines(data[:end-1])
+}
 
 // lineHash hashes a line without its surrounding space.
 func lineHash(l []byte) uint64 {

@@ -2,6 +2,7 @@ package cite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -266,5 +267,20 @@ func TestCheckEditedLines(t *testing.T) {
 				t.Errorf("lines %v after the check, want %v", got, tc.lines)
 			}
 		})
+	}
+}
+
+// linesAt gives what splitting the whole file and slicing it would.
+func TestLinesAt(t *testing.T) {
+	for _, data := range []string{"a\nb\nc\n", "a\nb\nc", "a", "a\n\nb\n"} {
+		all := splitLines([]byte(data))
+		for from := 1; from <= len(all); from++ {
+			for to := from; to <= len(all); to++ {
+				got, want := linesAt([]byte(data), from, to), all[from-1:to]
+				if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+					t.Errorf("linesAt(%q, %d, %d) = %q, want %q", data, from, to, got, want)
+				}
+			}
+		}
 	}
 }
