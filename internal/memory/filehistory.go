@@ -1,8 +1,8 @@
 package memory
 
 // FileHistory is a file's history as the context of a touched file reads
-// it: the sessions that read or changed it, the one that created it and,
-// when asked, how much each changed it.
+// it: the sessions that read or changed it, the one that created it and how
+// much each changed it.
 type FileHistory struct {
 	// Sessions are the latest sessions whose observations read or changed
 	// the file, newest first, each as its newest observation of the file
@@ -13,6 +13,6 @@ type FileHistory struct {
 	// memory did not see it created.
 	Creator string
 	// Changes counts, for each of Sessions that changed the file, its
-	// current observations that did; nil unless asked for.
+	// current observations that did.
 	Changes map[string]int
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,46 +11,6 @@ import (
 
 	"github.com/memhq/mem/internal/memory"
 )
-
-// FileSessionChanges returns, for each of sessions that changed one file
-// (paths are its spellings), how many of its current observations changed
-// it. Sessions that only read it are left out.
-func (db *DB) FileSessionChanges(ctx context.Context, project string, paths, sessions []string) (map[string]int, error) {
-	out := make(map[string]int, len(sessions))
-	if len(paths) == 0 || len(sessions) == 0 {
-		return out, nil
-	}
-	pl, err := json.Marshal(paths)
-	if err != nil {
-		return nil, err
-	}
-	sl, err := json.Marshal(sessions)
-	if err != nil {
-		return nil, err
-	}
-	var rows []struct {
-		SessionID string `db:"session_id"`
-		Changes   int    `db:"changes"`
-	}
-	// The sessions' observations by their index alone, each probing its own
-	// rows of observation_files for the file; only the changes of the file
-	// are then read from the table.
-	err = db.q().SelectContext(ctx, &rows, `SELECT x.session_id, count(*) AS changes
-		FROM (SELECT DISTINCT s.id AS id, s.session_id AS session_id
-			FROM observations s CROSS JOIN observation_files f ON f.observation_id = s.id
-			WHERE s.session_id IN (SELECT value FROM json_each(?))
-				AND f.path IN (SELECT value FROM json_each(?)) AND f.modified = 1) x
-		CROSS JOIN observations o ON o.id = x.id
-		WHERE o.project = ? AND o.superseded_by IS NULL
-		GROUP BY x.session_id`, string(sl), string(pl), project)
-	if err != nil {
-		return nil, fmt.Errorf("reading the sessions' changes of %s: %w", paths[0], mapErr(err))
-	}
-	for _, r := range rows {
-		out[r.SessionID] = r.Changes
-	}
-	return out, nil
-}
 
 // FileHistory returns the history of one file (paths are its spellings) in
 // one statement, parsed once on each Read of a file:
@@ -64,9 +23,10 @@ func (db *DB) FileSessionChanges(ctx context.Context, project string, paths, ses
 //     created it (a Write of a new file, which capture titles "Created FILE
 //     ..."): each spelling's rows of observation_files walked oldest first
 //     up to the first change;
-//   - with changes, how many of each session's current observations
-//     changed the file (as FileSessionChanges counts them).
-func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n, scan int, changes bool) (memory.FileHistory, error) {
+//   - how many of each session's current observations changed the file
+//     (file_sessions keeps the count of each spelling; a session's is its
+//     largest, so an observation that names two spellings counts once).
+func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n, scan int) (memory.FileHistory, error) {
 	var h memory.FileHistory
 	if len(paths) == 0 {
 		return h, nil
@@ -85,7 +45,7 @@ func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n
 	for i, p := range paths {
 		args = append(args, p)
 		marks[i] = "?" + strconv.Itoa(i+3)
-		sessions[i] = `SELECT * FROM (SELECT session_id, last_id FROM file_sessions INDEXED BY file_sessions_last
+		sessions[i] = `SELECT * FROM (SELECT session_id, last_id, changes FROM file_sessions INDEXED BY file_sessions_last
 			WHERE path = ` + marks[i] + ` AND project = ?1 ORDER BY last_id DESC` + limit(n) + `)`
 		firsts[i] = `SELECT * FROM (SELECT o.id, o.session_id, o.title LIKE ?2 AS created
 			FROM observation_files f CROSS JOIN observations o ON o.id = f.observation_id
@@ -93,19 +53,10 @@ func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n
 			ORDER BY f.observation_id LIMIT 1)`
 	}
 	in := strings.Join(marks, ", ")
-	count := `0`
-	if changes {
-		// The session's observations by their index, each probing its own
-		// rows of observation_files for a change of the file.
-		count = `(SELECT count(*) FROM observations o
-			WHERE o.session_id = h.session_id AND o.project = ?1 AND o.superseded_by IS NULL
-				AND EXISTS (SELECT 1 FROM observation_files f
-					WHERE f.observation_id = o.id AND f.path IN (` + in + `) AND f.modified = 1))`
-	}
 	q := `SELECT h.session_id, h.last_id,
 			(SELECT count(*) FROM (SELECT 1 FROM observation_files WHERE path IN (` + in + `)` + limit(scan) + `)),
 			(SELECT CASE WHEN created THEN session_id END FROM (` + strings.Join(firsts, " UNION ALL ") + `) ORDER BY id LIMIT 1),
-			` + count + `
+			h.changes
 		FROM (` + strings.Join(sessions, " UNION ALL ") + `) h`
 	fail := func(err error) (memory.FileHistory, error) {
 		return memory.FileHistory{}, fmt.Errorf("reading the history of %s: %w", paths[0], mapErr(err))
@@ -117,9 +68,7 @@ func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n
 	defer rows.Close()
 	newest := map[string]int64{}
 	files := 0
-	if changes {
-		h.Changes = map[string]int{}
-	}
+	h.Changes = map[string]int{}
 	for rows.Next() {
 		var session string
 		var id int64
@@ -130,7 +79,7 @@ func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n
 		}
 		newest[session] = max(newest[session], id)
 		h.Creator = creator.String
-		if changed > 0 {
+		if changed > h.Changes[session] {
 			h.Changes[session] = changed
 		}
 	}

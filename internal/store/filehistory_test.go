@@ -8,10 +8,11 @@ import (
 	"github.com/memhq/mem/internal/memory"
 )
 
-// A file's sessions' changes: counted per session over the file's
-// spellings, reads and other files and other sessions left out; its creator
+// A file's sessions' changes: counted per session and spelling, the
+// largest (an observation that names both counts once), reads and other
+// files and other sessions left out; its creator
 // is the session of its first change when that change created it.
-func TestFileSessionChanges(t *testing.T) {
+func TestFileHistoryChangesAndCreator(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	for _, sid := range []string{"a", "b", "c", "d"} {
@@ -33,25 +34,15 @@ func TestFileSessionChanges(t *testing.T) {
 	add("b", "Edited src/y.c", nil, []string{"src/y.c"})
 	add("c", "Read src/x.c", []string{"src/x.c"}, nil)
 	add("d", "Edited src/x.c: not asked", nil, []string{"src/x.c"})
-	got, err := db.FileSessionChanges(ctx, "p", []string{"src/x.c", "/repo/src/x.c"}, []string{"a", "b", "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := map[string]int{"a": 2, "b": 2}; !maps.Equal(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
-	if got, err := db.FileSessionChanges(ctx, "other", []string{"src/x.c"}, []string{"a"}); err != nil || len(got) != 0 {
-		t.Fatalf("another project: %v, %v", got, err)
-	}
-	h, err := db.FileHistory(ctx, "p", []string{"src/x.c", "/repo/src/x.c"}, 60, 1000, true)
+	h, err := db.FileHistory(ctx, "p", []string{"src/x.c", "/repo/src/x.c"}, 60, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := map[string]int{"a": 2, "b": 2, "d": 1}; !maps.Equal(h.Changes, want) {
 		t.Fatalf("FileHistory's changes: got %v, want %v", h.Changes, want)
 	}
-	if h, err := db.FileHistory(ctx, "p", []string{"src/x.c"}, 60, 1000, false); err != nil || h.Changes != nil {
-		t.Fatalf("changes not asked for: %v, %v", h.Changes, err)
+	if h, err := db.FileHistory(ctx, "other", []string{"src/x.c"}, 60, 1000); err != nil || len(h.Changes) != 0 || len(h.Sessions) != 0 {
+		t.Fatalf("another project: %+v, %v", h, err)
 	}
 	for _, c := range []struct {
 		paths []string
@@ -63,7 +54,7 @@ func TestFileSessionChanges(t *testing.T) {
 		{[]string{"src/y.c"}, ""},       // edited, never seen created
 		{[]string{"src/z.c"}, ""},
 	} {
-		if h, err := db.FileHistory(ctx, "p", c.paths, 60, 1000, false); err != nil || h.Creator != c.want {
+		if h, err := db.FileHistory(ctx, "p", c.paths, 60, 1000); err != nil || h.Creator != c.want {
 			t.Errorf("creator of %v: %q, %v; want %q", c.paths, h.Creator, err, c.want)
 		}
 	}

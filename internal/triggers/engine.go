@@ -53,8 +53,7 @@ type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 	// FileHistory gives the sessions as observations with their ID and
 	// SessionID only; Observations reads them whole.
-	FileHistory(ctx context.Context, project string, paths []string, limit, scan int, changes bool) (memory.FileHistory, error)
-	FileSessionChanges(ctx context.Context, project string, paths, sessions []string) (map[string]int, error)
+	FileHistory(ctx context.Context, project string, paths []string, limit, scan int) (memory.FileHistory, error)
 	Observations(ctx context.Context, ids []int64) ([]memory.Observation, error)
 	// FileWords gives the words of the observations ids and of the newest
 	// limit of each of paths (as ObservationsForFile gives them), those of
@@ -609,13 +608,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if rel, ok := relative(s.Root, path); ok {
 		shown = rel
 	}
-	terms, err := e.promptTerms(ctx, s)
-	if err != nil {
-		return err
-	}
-	// Without a prompt's terms the sessions' changes of the file weigh
-	// them (fileOrigin): read in the same statement.
-	fh, err := e.Files.FileHistory(ctx, s.Project, forms, fileSessionScan, fileHistoryScan, len(terms) == 0)
+	fh, err := e.Files.FileHistory(ctx, s.Project, forms, fileSessionScan, fileHistoryScan)
 	if err != nil {
 		return err
 	}
@@ -649,6 +642,10 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		hist[i] = &fileSession{obs: c.obs, weight: c.relevance}
 		bySession[c.obs.SessionID] = hist[i]
 		ids[i] = c.obs.SessionID
+	}
+	terms, err := e.promptTerms(ctx, s)
+	if err != nil {
+		return err
 	}
 	// The words of each session's observations of the file: its newest
 	// and those among the file's newer ones. Without a prompt's terms they
@@ -685,10 +682,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	for _, a := range about {
 		top = max(top, a)
 	}
-	origin, err := e.fileOrigin(ctx, s, forms, ids, fh, top > 0)
-	if err != nil {
-		return err
-	}
+	origin := fileOrigin(fh, top > 0)
 	for i, h := range hist {
 		p := 0.0
 		if top > 0 {
@@ -751,34 +745,25 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	return nil
 }
 
-// fileOrigin weighs the sessions of a file's history (ids, read as fh) by
-// what they did to the file: 1 + fileCreateBoost for the one that created
-// it and, when no prompt ranks the history, 1 + fileChangeBoost × ln(1 +
-// its changes of the file). A fix is often of the change that brought the
-// code: on the replayed histories the session that created a file, or
-// changed much of it, is the fixed one more often than a newer one-line
-// touch. With a prompt, its words tell more than the size of a change
-// (weighing the size there too lowered the tuning fold's hit@1 or MRR):
-// the changes come with the history when the session has no prompt, and
-// are read here only when its prompt's words ranked none of the sessions.
-func (e *Engine) fileOrigin(ctx context.Context, s Session, forms, ids []string, fh memory.FileHistory, prompted bool) (func(session string) float64, error) {
-	changes := fh.Changes
-	if !prompted && changes == nil {
-		var err error
-		if changes, err = e.Files.FileSessionChanges(ctx, s.Project, forms, ids); err != nil {
-			return nil, err
-		}
-	}
+// fileOrigin weighs the sessions of a file's history fh by what they did
+// to the file: 1 + fileCreateBoost for the one that created it and, when no
+// prompt ranks the history, 1 + fileChangeBoost × ln(1 + its changes of the
+// file). A fix is often of the change that brought the code: on the
+// replayed histories the session that created a file, or changed much of
+// it, is the fixed one more often than a newer one-line touch. With a
+// prompt, its words tell more than the size of a change (weighing the size
+// there too lowered the tuning fold's hit@1 or MRR).
+func fileOrigin(fh memory.FileHistory, prompted bool) func(session string) float64 {
 	return func(session string) float64 {
 		w := 1.0
 		if session == fh.Creator && fh.Creator != "" {
 			w *= 1 + fileCreateBoost
 		}
 		if !prompted {
-			w *= 1 + fileChangeBoost*math.Log1p(float64(changes[session]))
+			w *= 1 + fileChangeBoost*math.Log1p(float64(fh.Changes[session]))
 		}
 		return w
-	}, nil
+	}
 }
 
 // readWhole reads whole the observations of hist that have only their ids
