@@ -168,7 +168,6 @@ func (h *H) writeUserFiles() error {
 	return nil
 }
 
-// firstRequest returns the time from a run's start to its first model request.
 // pristine copies a home before the first start in it, for firstStartPair.
 func (h *H) pristine(home, name string) {
 	if out, err := exec.Command("cp", "-a", home, filepath.Join(h.Root, name)).CombinedOutput(); err != nil {
@@ -225,6 +224,7 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// firstRequest returns the time from a run's start to its first model request.
 func (h *H) firstRequest(r Run) time.Duration {
 	reqs := h.requests(r.Label)
 	if len(reqs) == 0 {

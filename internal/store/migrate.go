@@ -65,7 +65,7 @@ func (db *DB) migrate(ctx context.Context) error {
 		}
 	}
 	if cur := db.gooseVersion(ctx); cur > latest {
-		return fmt.Errorf("%s has schema version %d, this mem knows up to %d: %w", db.path, cur, latest, ErrNewerSchema)
+		return db.newerSchema(cur, latest)
 	}
 	if v == 0 && !db.stepwise {
 		created, err := db.create(ctx)
@@ -94,9 +94,14 @@ func (db *DB) schemaVersion(ctx context.Context, latest int64) (int64, error) {
 		return 0, fmt.Errorf("reading schema version of %s: %w", db.path, err)
 	}
 	if v > latest {
-		return 0, fmt.Errorf("%s has schema version %d, this mem knows up to %d: %w", db.path, v, latest, ErrNewerSchema)
+		return 0, db.newerSchema(v, latest)
 	}
 	return v, nil
+}
+
+// newerSchema is the error of a file at schema version v, past latest.
+func (db *DB) newerSchema(v, latest int64) error {
+	return fmt.Errorf("%s has schema version %d, this mem knows up to %d: %w", db.path, v, latest, ErrNewerSchema)
 }
 
 // create makes a new database in one transaction: the schema the
