@@ -101,6 +101,22 @@ func (db *DB) RegisterPendingOnce(ctx context.Context, e memory.PendingEntry, ki
 	return fresh, nil
 }
 
+// RaisePending raises to p the priority of a session's waiting entries of
+// source whose content begins with prefix (the entries of one group,
+// collector.InGroup).
+func (db *DB) RaisePending(ctx context.Context, session, source, prefix string, p memory.Priority) error {
+	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE pending_context SET priority = ?1
+			WHERE session_id = ?2 AND source = ?3 AND priority < ?1 AND substr(content, 1, length(?4)) = ?4`,
+			int(p), session, source, prefix)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("raising pending context %s: %w", source, err)
+	}
+	return nil
+}
+
 // PendingEntries returns a session's entries in delivery order without
 // consuming them.
 func (db *DB) PendingEntries(ctx context.Context, session string) ([]memory.PendingEntry, error) {

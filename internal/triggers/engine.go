@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -35,6 +36,7 @@ const (
 	markDirectory   = "directory"   // a directory whose AGENTS.md / README.md were looked at
 	markRule        = "rule"        // a rule file applied
 	markSession     = "session"     // an earlier session given to the session
+	markFile        = "file"        // a file whose history was looked up, with the prompt it was under
 )
 
 // Pending is where the sources register context and keep their
@@ -42,6 +44,7 @@ const (
 type Pending interface {
 	RegisterPending(ctx context.Context, e memory.PendingEntry) error
 	RegisterPendingOnce(ctx context.Context, e memory.PendingEntry, kind, key string) (bool, error)
+	RaisePending(ctx context.Context, session, source, prefix string, p memory.Priority) error
 	MarkOnce(ctx context.Context, session, kind string, keys []string, at time.Time) ([]string, error)
 	Marked(ctx context.Context, session, kind string, keys []string) (map[string]bool, error)
 	TouchMarks(ctx context.Context, session, kind string, keys []string, at time.Time) error
@@ -546,7 +549,8 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 // it: one entry for each of the latest earlier sessions that touched it
 // (fileSessionScan of them, among the file's fileHistoryScan newest
 // observations; a session that edited it forty times is one), each session
-// at most once in a session whichever file or prompt brought it. They are
+// at most once in a session whichever file or prompt brought it, and the
+// file looked up once under each of the session's prompts. They are
 // ranked by recency (1 / (1 + i/fileRecencyHalf) for the i-th newest) times
 // 1 + filePromptBoost × how much of the session's prompt they hold relative
 // to the one that holds most (their summary's request and text, their
@@ -608,6 +612,23 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if rel, ok := relative(s.Root, path); ok {
 		shown = rel
 	}
+	terms, asked, err := e.promptTerms(ctx, s)
+	if err != nil {
+		return err
+	}
+	// Under one prompt a file's history is looked up once: touched again
+	// (an Edit after its Read), it has nothing to add but older sessions.
+	// An edit raises what the first touch left waiting.
+	fresh, err := e.Pending.MarkOnce(ctx, s.ID, markFile, []string{shown + "@" + strconv.Itoa(asked)}, e.now())
+	if err != nil {
+		return err
+	}
+	if len(fresh) == 0 {
+		if edited {
+			return e.Pending.RaisePending(ctx, s.ID, SourceFiles, collector.InGroup(shown, ""), prio)
+		}
+		return nil
+	}
 	fh, err := e.Files.FileHistory(ctx, s.Project, forms, fileSessionScan, fileHistoryScan)
 	if err != nil {
 		return err
@@ -642,10 +663,6 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		hist[i] = &fileSession{obs: c.obs, weight: c.relevance}
 		bySession[c.obs.SessionID] = hist[i]
 		ids[i] = c.obs.SessionID
-	}
-	terms, err := e.promptTerms(ctx, s)
-	if err != nil {
-		return err
 	}
 	// The words of each session's observations of the file: its newest
 	// and those among the file's newer ones. Without a prompt's terms they
@@ -842,17 +859,19 @@ func (e *Engine) registerHistory(ctx context.Context, s Session, file string, h 
 // id of what it gives, no line of the text can start with another id.
 func indentRest(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
 
-// promptTerms are the terms (queryTerms) of the session's latest prompt:
-// what aboutPrompt scores a file's sessions by. No prompt, no terms.
-func (e *Engine) promptTerms(ctx context.Context, s Session) ([]string, error) {
+// promptTerms are the terms (queryTerms) of the session's latest prompt,
+// what aboutPrompt scores a file's sessions by, and its number. No prompt,
+// no terms, and 0.
+func (e *Engine) promptTerms(ctx context.Context, s Session) ([]string, int, error) {
 	if e.Prompts == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	ps, err := e.Prompts.Prompts(ctx, s.ID)
 	if err != nil || len(ps) == 0 {
-		return nil, err
+		return nil, 0, err
 	}
-	return queryTerms(ps[len(ps)-1].Text), nil
+	last := ps[len(ps)-1]
+	return queryTerms(last.Text), last.PromptNumber, nil
 }
 
 // aboutPrompt scores a file's sessions by the session's latest prompt, its

@@ -873,3 +873,53 @@ func TestFileActivityOriginFirst(t *testing.T) {
 		t.Fatalf("sessions %v, want the creator and the rework before the newer one-line touches", got)
 	}
 }
+
+// Under one prompt a file's history is looked up once: a second touch (an
+// Edit after its Read) gives no older sessions, and an edit raises what
+// the first left waiting. A new prompt looks again.
+func TestFileActivityOncePerPrompt(t *testing.T) {
+	ctx := context.Background()
+	f := setup(t)
+	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
+	var order []string
+	sessions := map[string][]string{}
+	for i := range 14 {
+		sid := fmt.Sprintf("h%02d", i)
+		order, sessions[sid] = append(order, sid), []string{"x.c"}
+	}
+	f.history(t, sessions, order, 1)
+	if _, _, err := f.db.StartSession(ctx, memory.Session{ID: f.ses.ID, Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AddPrompt(ctx, f.ses.ID, "the counter of x.c", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(f.root, "x.c")
+	rep, err := f.eng.OnFile(ctx, f.ses, file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.sessionsOf(t, rep); len(got) != 10 {
+		t.Fatalf("the read gave %v, want the ten newest", got)
+	}
+	waiting := f.pending(t)
+	if rep, err = f.eng.OnFile(ctx, f.ses, "x.c", true); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Registered) != 0 {
+		t.Fatalf("an edit under the same prompt gave %v", rep.Registered)
+	}
+	if got, want := f.pending(t), strings.ReplaceAll(waiting, "@normal", "@high"); got != want || got == waiting {
+		t.Fatalf("after the edit %s, want %s", got, want)
+	}
+	f.consume(t)
+	if _, err := f.db.AddPrompt(ctx, f.ses.ID, "and its reset", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = f.eng.OnFile(ctx, f.ses, file, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.sessionsOf(t, rep); !slices.Equal(got, []string{"h03", "h02", "h01", "h00"}) {
+		t.Fatalf("after a new prompt the read gave %v, want the four older sessions", got)
+	}
+}
