@@ -24,15 +24,24 @@ const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS n
 	token_count, created_at, superseded_by, supersedes_uuid, occurrences, origin, '' AS origin_agent, origin_event, '' AS origin_member,
 	untrusted, flag, '' AS flag_span, released`
 
-// RecentBriefs returns a project's newest observations, newest first,
-// without their narrative and facts. With types, only those types among the
+// recentCols are briefCols without the columns a block never reads (ids
+// of other kinds, counts, corrections: RecentBriefs asks for current
+// records only) and without the constants: a block reads hundreds of rows
+// at every session start, and each column of each row costs a call into
+// SQLite (scanRecent).
+const recentCols = `id, session_id, type, title, subtitle, concepts, files_read, files_modified, agent_type, tool_name,
+	token_count, created_at, origin, origin_event, untrusted, flag, released`
+
+// RecentBriefs returns a project's newest current observations, newest
+// first, with recentCols only: no narrative, facts, uuid, content hash,
+// prompt number or correction. With types, only those types among the
 // project's typeWindow newest observations.
 func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, n int) ([]memory.Observation, error) {
-	q := `SELECT ` + briefCols + ` FROM observations WHERE project = ? AND superseded_by IS NULL
+	q := `SELECT ` + recentCols + ` FROM observations WHERE project = ? AND superseded_by IS NULL
 		ORDER BY created_at DESC, id DESC` + limit(limitOr(n, 100))
 	args := []any{project}
 	if len(types) > 0 {
-		q = `SELECT ` + briefCols + ` FROM observations WHERE id IN (
+		q = `SELECT ` + recentCols + ` FROM observations WHERE id IN (
 			SELECT id FROM (SELECT id, type, created_at, superseded_by FROM observations WHERE project = ?
 				ORDER BY created_at DESC, id DESC` + limit(typeWindow) + `)
 			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `) AND superseded_by IS NULL
@@ -42,7 +51,25 @@ func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.T
 			args = append(args, string(t))
 		}
 	}
-	return db.selectObservations(ctx, "reading recent observations", q, args...)
+	rows, err := db.q().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading recent observations: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []memory.Observation
+	for rows.Next() {
+		r := observationRow{Project: project, Facts: "[]", Occurrences: 1}
+		if err := rows.Scan(&r.ID, &r.SessionID, &r.Type, &r.Title, &r.Subtitle, &r.Concepts, &r.FilesRead,
+			&r.FilesModified, &r.AgentType, &r.ToolName, &r.TokenCount, &r.CreatedAt, &r.Origin, &r.Event,
+			&r.Untrusted, &r.Flag, &r.Released); err != nil {
+			return nil, fmt.Errorf("reading recent observations: %w", mapErr(err))
+		}
+		out = append(out, r.observation())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading recent observations: %w", mapErr(err))
+	}
+	return out, nil
 }
 
 // CountObservationsUpTo counts a project's observations, stopping at upTo
