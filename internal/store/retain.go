@@ -42,6 +42,46 @@ func (db *DB) SessionSummaries(ctx context.Context, sessionIDs []string) ([]memo
 	return toRecords(rows, summaryRow.summary), nil
 }
 
+// SummaryHeads returns the summaries of the given sessions (those that have
+// one) with what a context entry reads of them: id, session, request, text,
+// generator, date, provenance and review. Their sections are read only for
+// a summary without provenance, which the last gate checks whole
+// (guard.SummaryForAgent). A file's history asks after sixty sessions at
+// each Read: fewer columns, scanned by position.
+func (db *DB) SummaryHeads(ctx context.Context, sessionIDs []string) ([]memory.Summary, error) {
+	if len(sessionIDs) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(sessionIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.q().QueryContext(ctx, `SELECT id, session_id, request, text, generator, created_at,
+		origin, origin_agent, origin_event, origin_member, untrusted, flag, flag_span, released,
+		CASE WHEN origin = '' THEN investigated ELSE '' END, CASE WHEN origin = '' THEN learned ELSE '' END,
+		CASE WHEN origin = '' THEN completed ELSE '' END, CASE WHEN origin = '' THEN next_steps ELSE '' END,
+		CASE WHEN origin = '' THEN decisions ELSE '' END
+		FROM summaries WHERE session_id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("reading summaries: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []memory.Summary
+	for rows.Next() {
+		var r summaryRow
+		if err := rows.Scan(append([]any{&r.ID, &r.SessionID, &r.Request, &r.Text, &r.Generator, &r.CreatedAt},
+			append(r.dests(), &r.Investigated, &r.Learned, &r.Completed, &r.NextSteps, &r.Decisions)...)...); err != nil {
+			return nil, fmt.Errorf("reading summaries: %w", mapErr(err))
+		}
+		r.Concepts, r.Files = "[]", "[]"
+		out = append(out, r.summary())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading summaries: %w", mapErr(err))
+	}
+	return out, nil
+}
+
 // DuplicateGroups returns up to limit groups of near-duplicate observations:
 // the same project, type, title and modified files, none in a correction
 // chain. Each group's ids are newest first.

@@ -67,7 +67,10 @@ type FileMemory interface {
 
 // SessionSummaries gives sessions' summaries; the store satisfies it.
 type SessionSummaries interface {
-	SessionSummaries(ctx context.Context, sessionIDs []string) ([]memory.Summary, error)
+	// SummaryHeads gives the summaries of sessions that have one with
+	// their ids, request, text, date, provenance and review; their
+	// sections only when they have no provenance.
+	SummaryHeads(ctx context.Context, sessionIDs []string) ([]memory.Summary, error)
 }
 
 // SessionPrompts gives a session's prompts; the store satisfies it.
@@ -330,7 +333,7 @@ func (e *Engine) requests(ctx context.Context, cands []candidate) (map[string]st
 	for i, c := range cands {
 		ids[i] = c.obs.SessionID
 	}
-	sums, err := e.Summaries.SessionSummaries(ctx, ids)
+	sums, err := e.Summaries.SummaryHeads(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -683,7 +686,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		}
 	}
 	if e.Summaries != nil {
-		sums, err := e.Summaries.SessionSummaries(ctx, ids)
+		sums, err := e.Summaries.SummaryHeads(ctx, ids)
 		if err != nil {
 			return err
 		}
