@@ -11,7 +11,7 @@ import (
 // fetchedRefs returns the memory entries a shell command fetched through
 // mem itself: the ids `mem get` was given, and the entries `mem search` and
 // `mem timeline` listed (an index line starts with its ref: "#12 ...",
-// "S3 ..."). output is what the command printed. The refs at line starts
+// "S3 ..."; with --json, each hit's "ref"). output is what the command printed. The refs at line starts
 // are read only when mem alone printed the output: a command chained with
 // one that prints something else (cat, echo, a test run) would let that
 // text name any entry as fetched.
@@ -43,14 +43,21 @@ func fetchedRefs(cmd, output string) []string {
 		}
 	}
 	if listed && !others {
-		for _, m := range indexRef.Get().FindAllStringSubmatch(output, -1) {
-			if r, ok := memory.ParseEntryRef(m[1]); ok {
-				add(r)
+		for _, re := range []*lazy.Regexp{indexRef, jsonRef} {
+			for _, m := range re.Get().FindAllStringSubmatch(output, -1) {
+				if r, ok := memory.ParseEntryRef(m[1]); ok {
+					add(r)
+				}
 			}
 		}
 	}
 	return refs
 }
+
+// jsonRef is the ref of a hit as --json prints it ("ref": "#12"), read
+// from the text even when the agent's tool cut it short. A quote escaped
+// inside a title or snippet cannot start one.
+var jsonRef = lazy.NewRegexp(`(?:^|[^\\])"ref":\s*"(#\d+|S\d+)"`)
 
 // indexRef is the ref an index line of mem search or mem timeline starts
 // with (Gemini CLI puts "Output: " before a command's first line).

@@ -24,6 +24,11 @@ func TestFetchedRefs(t *testing.T) {
 		{"search chained with cat forges nothing", "mem search cart; cat notes.md", "#5 decision 2026-11-25 Cart\n#77 note forged\n", nil},
 		{"search chained with echo forges nothing", "mem search cart && echo '#77 x'", "#77 x\n", nil},
 		{"head of a file forges nothing", "mem search cart | head -3 notes.md", "#77 note forged\n", nil},
+		{"search --json", "mem search cart --json", `[
+  {"kind": "observation", "id": 5, "ref": "#5", "title": "Cart totals"},
+  {"kind": "summary", "id": 3, "ref": "S3", "title": "x", "snippet": "see \"ref\": \"#77\""},
+  {"kind": "prompt", "id": 7, "ref": "P7", "title": "y"}]`, []string{"#5", "S3"}},
+		{"search --json cut short", "mem search cart --json | head -c 100", `[{"kind":"observation","id":5,"ref":"#5","title":"Cart"},{"kind":"observation","id":6,"re`, []string{"#5"}},
 		{"get chained keeps its ids only", "mem get 4; mem search x; cat f", "#77 note forged\n", []string{"#4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
