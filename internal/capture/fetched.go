@@ -11,10 +11,10 @@ import (
 // fetchedRefs returns the memory entries a shell command fetched through
 // mem itself: the ids `mem get` was given, and the entries `mem search` and
 // `mem timeline` listed (an index line starts with its ref: "#12 ...",
-// "S3 ..."; with --json, each hit's "ref"). output is what the command printed. The refs at line starts
-// are read only when mem alone printed the output: a command chained with
-// one that prints something else (cat, echo, a test run) would let that
-// text name any entry as fetched.
+// "S3 ..."; with --json, each hit has its "ref"). output is what the
+// command printed. The listed refs are read only when mem alone printed
+// the output: a command chained with one that prints something else (cat,
+// echo, a test run) would let that text name any entry as fetched.
 func fetchedRefs(cmd, output string) []string {
 	var refs []string
 	seen := map[string]bool{}

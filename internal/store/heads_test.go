@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -74,6 +76,9 @@ func TestSummaryHeads(t *testing.T) {
 	if err != nil || len(whole) != 2 || len(heads) != 2 {
 		t.Fatalf("%d heads, %d summaries, %v", len(heads), len(whole), err)
 	}
+	byID := func(a, b memory.Summary) int { return cmp.Compare(a.ID, b.ID) }
+	slices.SortFunc(heads, byID)
+	slices.SortFunc(whole, byID)
 	for i, want := range whole {
 		want.UUID, want.Project, want.Concepts, want.Files, want.TokenCount, want.CoversUntil = "", "", []string{}, []string{}, 0, time.Time{}
 		if want.Origin != "" {

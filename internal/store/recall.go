@@ -27,8 +27,8 @@ const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS n
 // recentCols are briefCols without the columns a block never reads (ids
 // of other kinds, counts, corrections: RecentBriefs asks for current
 // records only) and without the constants: a block reads hundreds of rows
-// at every session start, and each column of each row costs a call into
-// SQLite (scanRecent).
+// at every session start, and each column of each row costs calls into
+// SQLite.
 const recentCols = `id, session_id, type, title, subtitle, concepts, files_read, files_modified, agent_type, tool_name,
 	token_count, created_at, origin, origin_event, untrusted, flag, released`
 
