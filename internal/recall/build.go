@@ -129,6 +129,10 @@ const (
 	compactSummaries = 2
 )
 
+// importantTypes are the types of which the block reads importantLimit
+// beyond the recent ones.
+var importantTypes = []memory.Type{memory.TypeDecision, memory.TypeProblem, memory.TypeWarning}
+
 // phase is a run of items that may use the budget up to share of it.
 type phase struct {
 	items []*item
@@ -185,19 +189,31 @@ func Build(ctx context.Context, src Source, req Request, set Settings) (Result, 
 	if err != nil {
 		return res, err
 	}
-	recent, err := src.RecentBriefs(ctx, req.Project, nil, recentLimit)
+	recent, err := src.RecentBriefs(ctx, req.Project, nil, recentLimit, nil)
 	if err != nil {
 		return res, err
 	}
-	important, err := src.RecentBriefs(ctx, req.Project,
-		[]memory.Type{memory.TypeDecision, memory.TypeProblem, memory.TypeWarning}, importantLimit)
-	if err != nil {
-		return res, err
+	// The newest importantLimit decisions, problems and warnings: those
+	// among recent are recent's, so only the older ones are read, as many
+	// as recent leaves (none when recent holds every observation).
+	var important []memory.Observation
+	if len(recent) == recentLimit {
+		n := importantLimit
+		for _, o := range recent {
+			if slices.Contains(importantTypes, o.Type) {
+				n--
+			}
+		}
+		if n > 0 {
+			if important, err = src.RecentBriefs(ctx, req.Project, importantTypes, n, &recent[len(recent)-1]); err != nil {
+				return res, err
+			}
+		}
 	}
 	// The personal tier comes with every project's block.
 	var personal []memory.Observation
 	if req.Project != memory.PersonalProject {
-		if personal, err = src.RecentBriefs(ctx, memory.PersonalProject, nil, personalLimit); err != nil {
+		if personal, err = src.RecentBriefs(ctx, memory.PersonalProject, nil, personalLimit, nil); err != nil {
 			return res, err
 		}
 	}

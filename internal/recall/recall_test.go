@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -459,6 +460,60 @@ func TestSummaryDatedByWhatItCovers(t *testing.T) {
 		}
 		if !strings.Contains(res.Text, "2026-03-02") || strings.Contains(res.Text, "2026-04-02") {
 			t.Errorf("%s: summary not dated by covers_until:\n%s", f, res.Text)
+		}
+	}
+}
+
+// readingSource records what Build read of the project's observations.
+type readingSource struct {
+	*memSource
+	read map[int64]bool
+}
+
+func (r *readingSource) RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int, older *memory.Observation) ([]memory.Observation, error) {
+	out, err := r.memSource.RecentBriefs(ctx, project, types, limit, older)
+	if project == fixtureProject {
+		for _, o := range out {
+			r.read[o.ID] = true
+		}
+	}
+	return out, err
+}
+
+// The block's candidates are the recentLimit newest observations and the
+// importantLimit newest decisions, problems and warnings; those of the
+// latter among the former are read once, and only the older ones again.
+func TestImportantBeyondRecent(t *testing.T) {
+	for _, extra := range []int{10, recentLimit + 2*importantLimit} {
+		src := loadFixture(t)
+		base := src.Observations[0]
+		for i := range extra {
+			o := base
+			o.ID, o.Type = int64(1000+i), memory.Types()[i%12]
+			o.Title = fmt.Sprintf("Observation %d", i)
+			o.CreatedAt = base.CreatedAt.Add(time.Duration(i/3) * time.Minute) // three to a minute: ties
+			src.Observations = append(src.Observations, o)
+		}
+		want := map[int64]bool{}
+		for _, l := range [][]memory.Type{nil, importantTypes} {
+			n := recentLimit
+			if l != nil {
+				n = importantLimit
+			}
+			got, err := src.RecentBriefs(context.Background(), fixtureProject, l, n, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range got {
+				want[o.ID] = true
+			}
+		}
+		rs := &readingSource{memSource: src, read: map[int64]bool{}}
+		if _, err := Build(context.Background(), rs, Request{Project: fixtureProject, SessionID: "s-104"}, DefaultSettings()); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(rs.read, want) {
+			t.Errorf("%d more observations: read %d candidates, want the %d of recent and important", extra, len(rs.read), len(want))
 		}
 	}
 }

@@ -19,9 +19,11 @@ type Source interface {
 	Session(ctx context.Context, id string) (memory.Session, error)
 	// RecentSummaries: newest first, without excludeSession's summary.
 	RecentSummaries(ctx context.Context, project, excludeSession string, limit int) ([]memory.Summary, error)
-	// RecentBriefs: newest first; with types, only those types. Narrative
-	// and facts may be left empty (the index shows neither).
-	RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error)
+	// RecentBriefs: newest first; with types, only those types; with
+	// older, only those after it in that order (older created, or as old
+	// with a lower id). Narrative and facts may be left empty (the index
+	// shows neither).
+	RecentBriefs(ctx context.Context, project string, types []memory.Type, limit int, older *memory.Observation) ([]memory.Observation, error)
 	// SessionObservations: the session's observations, newest first.
 	SessionObservations(ctx context.Context, sessionID string, limit int) ([]memory.Observation, error)
 	// Prompts: the session's prompts in order.

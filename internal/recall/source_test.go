@@ -57,10 +57,13 @@ func (m *memSource) RecentSummaries(_ context.Context, project, exclude string, 
 	return out[:min(limit, len(out))], nil
 }
 
-func (m *memSource) RecentBriefs(_ context.Context, project string, types []memory.Type, limit int) ([]memory.Observation, error) {
+func (m *memSource) RecentBriefs(_ context.Context, project string, types []memory.Type, limit int, older *memory.Observation) ([]memory.Observation, error) {
 	var out []memory.Observation
 	for _, o := range m.Observations {
 		if o.Project != project {
+			continue
+		}
+		if older != nil && !(o.CreatedAt.Before(older.CreatedAt) || o.CreatedAt.Equal(older.CreatedAt) && o.ID < older.ID) {
 			continue
 		}
 		if len(types) > 0 {

@@ -3,8 +3,10 @@ package store
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +33,7 @@ func TestRecentBriefsKeepWhatABlockReads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	briefs, err := db.RecentBriefs(ctx, "p1", nil, 10)
+	briefs, err := db.RecentBriefs(ctx, "p1", nil, 10, nil)
 	if err != nil || len(briefs) != 2 {
 		t.Fatalf("%d briefs, %v", len(briefs), err)
 	}
@@ -88,6 +90,56 @@ func TestSummaryHeads(t *testing.T) {
 		}
 		if !reflect.DeepEqual(heads[i], want) {
 			t.Errorf("head\n%+v\nwant\n%+v", heads[i], want)
+		}
+	}
+}
+
+// RecentBriefs after an observation reads on from it in the order it reads
+// (newest first, the higher id first among equals), with or without types.
+func TestRecentBriefsOlder(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	startTest(t, db, "s1", "p1")
+	at := time.UnixMilli(1_700_000_000_000).UTC()
+	var all []memory.Observation
+	for i := range 6 {
+		typ := memory.TypeNote
+		if i%2 == 0 {
+			typ = memory.TypeDecision
+		}
+		// Two to a minute: the id orders the equals.
+		a, err := db.AddObservation(ctx, memory.Observation{SessionID: "s1", Type: typ, Title: fmt.Sprintf("obs %d", i),
+			CreatedAt: at.Add(time.Duration(i/2) * time.Minute)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, memory.Observation{ID: a.ID, CreatedAt: at.Add(time.Duration(i/2) * time.Minute)})
+	}
+	titles := func(l []memory.Observation) string {
+		var s []string
+		for _, o := range l {
+			s = append(s, o.Title)
+		}
+		return strings.Join(s, ",")
+	}
+	for _, c := range []struct {
+		types []memory.Type
+		older int
+		want  string
+	}{
+		{nil, 5, "obs 4,obs 3,obs 2,obs 1,obs 0"},
+		{nil, 4, "obs 3,obs 2,obs 1,obs 0"},
+		{nil, 3, "obs 2,obs 1,obs 0"},
+		{[]memory.Type{memory.TypeDecision}, 4, "obs 2,obs 0"},
+		{[]memory.Type{memory.TypeDecision}, 3, "obs 2,obs 0"},
+		{nil, 0, ""},
+	} {
+		got, err := db.RecentBriefs(ctx, "p1", c.types, 10, &all[c.older])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if titles(got) != c.want {
+			t.Errorf("after obs %d, types %v: %q, want %q", c.older, c.types, titles(got), c.want)
 		}
 	}
 }

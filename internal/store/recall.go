@@ -35,21 +35,29 @@ const recentCols = `id, session_id, type, title, subtitle, concepts, files_read,
 // RecentBriefs returns a project's newest current observations, newest
 // first, with recentCols only: no narrative, facts, uuid, content hash,
 // prompt number or correction. With types, only those types among the
-// project's typeWindow newest observations.
-func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, n int) ([]memory.Observation, error) {
-	q := `SELECT ` + recentCols + ` FROM observations WHERE project = ? AND superseded_by IS NULL
+// project's typeWindow newest observations; with older, only those after
+// it in that order.
+func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.Type, n int, older *memory.Observation) ([]memory.Observation, error) {
+	// Rows after older in the order read: (created_at, id) below its own.
+	after, args := ``, []any{project}
+	if older != nil {
+		after = ` AND (created_at, id) < (?, ?)`
+	}
+	q := `SELECT ` + recentCols + ` FROM observations WHERE project = ? AND superseded_by IS NULL` + after + `
 		ORDER BY created_at DESC, id DESC` + limit(limitOr(n, 100))
-	args := []any{project}
 	if len(types) > 0 {
 		q = `SELECT ` + recentCols + ` FROM observations WHERE id IN (
 			SELECT id FROM (SELECT id, type, created_at, superseded_by FROM observations WHERE project = ?
 				ORDER BY created_at DESC, id DESC` + limit(typeWindow) + `)
-			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `) AND superseded_by IS NULL
+			WHERE type IN (?` + strings.Repeat(`, ?`, len(types)-1) + `) AND superseded_by IS NULL` + after + `
 			ORDER BY created_at DESC, id DESC` + limit(limitOr(n, 100)) + `)
 		ORDER BY created_at DESC, id DESC`
 		for _, t := range types {
 			args = append(args, string(t))
 		}
+	}
+	if older != nil {
+		args = append(args, toMillis(older.CreatedAt), older.ID)
 	}
 	rows, err := db.q().QueryContext(ctx, q, args...)
 	if err != nil {

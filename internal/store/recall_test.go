@@ -41,12 +41,12 @@ func TestRecallReads(t *testing.T) {
 		got  func() ([]memory.Observation, error)
 		want string
 	}{
-		{"recent", func() ([]memory.Observation, error) { return db.RecentBriefs(ctx, "p1", nil, 3) }, "obs 8,obs 7,obs 6"},
+		{"recent", func() ([]memory.Observation, error) { return db.RecentBriefs(ctx, "p1", nil, 3, nil) }, "obs 8,obs 7,obs 6"},
 		{"recent decisions", func() ([]memory.Observation, error) {
-			return db.RecentBriefs(ctx, "p1", []memory.Type{memory.TypeDecision}, 10)
+			return db.RecentBriefs(ctx, "p1", []memory.Type{memory.TypeDecision}, 10, nil)
 		}, "obs 7,obs 4,obs 1"},
 		{"session", func() ([]memory.Observation, error) { return db.SessionObservations(ctx, "s2", 2) }, "obs 7,obs 5"},
-		{"unknown project", func() ([]memory.Observation, error) { return db.RecentBriefs(ctx, "nope", nil, 3) }, ""},
+		{"unknown project", func() ([]memory.Observation, error) { return db.RecentBriefs(ctx, "nope", nil, 3, nil) }, ""},
 	}
 	for _, c := range cases {
 		l, err := c.got()
