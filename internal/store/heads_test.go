@@ -143,3 +143,20 @@ func TestRecentBriefsOlder(t *testing.T) {
 		}
 	}
 }
+
+func TestLatestPrompt(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	startTest(t, db, "s1", "p1")
+	if _, ok, err := db.LatestPrompt(ctx, "s1"); ok || err != nil {
+		t.Fatalf("no prompt yet: %v %v", ok, err)
+	}
+	for _, text := range []string{"first", "second"} {
+		if _, err := db.AddPrompt(ctx, "s1", text, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, ok, err := db.LatestPrompt(ctx, "s1"); !ok || err != nil || p.Text != "second" || p.PromptNumber != 2 {
+		t.Fatalf("latest %+v %v %v, want the second", p, ok, err)
+	}
+}

@@ -60,6 +60,20 @@ func insertPrompt(ctx context.Context, tx querier, p *memory.Prompt) (int64, err
 	return newID, nil
 }
 
+// LatestPrompt returns a session's newest prompt, and false when it has
+// none.
+func (db *DB) LatestPrompt(ctx context.Context, sessionID string) (memory.Prompt, bool, error) {
+	var rows []promptRow
+	if err := db.q().SelectContext(ctx, &rows, `SELECT `+promptCols+` FROM prompts WHERE session_id = ?
+		ORDER BY prompt_number DESC LIMIT 1`, sessionID); err != nil {
+		return memory.Prompt{}, false, fmt.Errorf("reading the latest prompt of session %s: %w", sessionID, mapErr(err))
+	}
+	if len(rows) == 0 {
+		return memory.Prompt{}, false, nil
+	}
+	return rows[0].prompt(), true, nil
+}
+
 // Prompts returns a session's prompts in order.
 func (db *DB) Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error) {
 	var rows []promptRow

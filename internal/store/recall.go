@@ -15,10 +15,9 @@ import (
 // given types: rare types must not turn it into a scan of the project.
 const typeWindow = 1000
 
-// briefCols are the columns of an observation an index line, its relevance
-// and the last gate on the way out need: everything but narrative and facts,
-// which can be long, and the provenance and review details the gate does
-// not read.
+// briefCols are an observation's columns but its narrative and facts,
+// which can be long, and the provenance and review details the last gate
+// does not read: what retired and expired records are read with.
 const briefCols = `id, uuid, session_id, project, type, title, subtitle, '' AS narrative, '[]' AS facts,
 	concepts, files_read, files_modified, agent_type, tool_name, prompt_number, content_hash,
 	token_count, created_at, superseded_by, supersedes_uuid, occurrences, origin, '' AS origin_agent, origin_event, '' AS origin_member,
@@ -59,25 +58,12 @@ func (db *DB) RecentBriefs(ctx context.Context, project string, types []memory.T
 	if older != nil {
 		args = append(args, toMillis(older.CreatedAt), older.ID)
 	}
-	rows, err := db.q().QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading recent observations: %w", mapErr(err))
-	}
-	defer rows.Close()
-	var out []memory.Observation
-	for rows.Next() {
-		r := observationRow{Project: project, Facts: "[]", Occurrences: 1}
-		if err := rows.Scan(&r.ID, &r.SessionID, &r.Type, &r.Title, &r.Subtitle, &r.Concepts, &r.FilesRead,
+	return db.scanObservations(ctx, "reading recent observations", q, args, func(r *observationRow) []any {
+		r.Project, r.Facts, r.Occurrences = project, "[]", 1
+		return []any{&r.ID, &r.SessionID, &r.Type, &r.Title, &r.Subtitle, &r.Concepts, &r.FilesRead,
 			&r.FilesModified, &r.AgentType, &r.ToolName, &r.TokenCount, &r.CreatedAt, &r.Origin, &r.Event,
-			&r.Untrusted, &r.Flag, &r.Released); err != nil {
-			return nil, fmt.Errorf("reading recent observations: %w", mapErr(err))
-		}
-		out = append(out, r.observation())
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading recent observations: %w", mapErr(err))
-	}
-	return out, nil
+			&r.Untrusted, &r.Flag, &r.Released}
+	})
 }
 
 // CountObservationsUpTo counts a project's observations, stopping at upTo
@@ -96,10 +82,20 @@ func (db *DB) SessionObservations(ctx context.Context, sessionID string, n int) 
 		ORDER BY created_at DESC, id DESC`+limit(limitOr(n, 100)), sessionID)
 }
 
-// selectObservations runs a query for observationCols (or briefCols). It
-// scans by position rather than through sqlx's reflection: recall reads
-// hundreds of rows on every hook call.
+// selectObservations runs a query for observationCols (or briefCols).
 func (db *DB) selectObservations(ctx context.Context, what, q string, args ...any) ([]memory.Observation, error) {
+	return db.scanObservations(ctx, what, q, args, func(r *observationRow) []any {
+		return append([]any{&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
+			&r.Narrative, &r.Facts, &r.Concepts, &r.FilesRead, &r.FilesModified, &r.AgentType, &r.ToolName,
+			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt, &r.SupersededBy, &r.Supersedes, &r.Occurrences}, r.dests()...)
+	})
+}
+
+// scanObservations runs query q and scans each row into the fields of an
+// observationRow that dests gives, in the order of q's columns (dests may
+// fill the others first). It scans by position rather than through sqlx's
+// reflection: recall reads hundreds of rows on every hook call.
+func (db *DB) scanObservations(ctx context.Context, what, q string, args []any, dests func(*observationRow) []any) ([]memory.Observation, error) {
 	rows, err := db.q().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, mapErr(err))
@@ -108,9 +104,7 @@ func (db *DB) selectObservations(ctx context.Context, what, q string, args ...an
 	var out []memory.Observation
 	for rows.Next() {
 		var r observationRow
-		if err := rows.Scan(append([]any{&r.ID, &r.UUID, &r.SessionID, &r.Project, &r.Type, &r.Title, &r.Subtitle,
-			&r.Narrative, &r.Facts, &r.Concepts, &r.FilesRead, &r.FilesModified, &r.AgentType, &r.ToolName,
-			&r.PromptNumber, &r.ContentHash, &r.TokenCount, &r.CreatedAt, &r.SupersededBy, &r.Supersedes, &r.Occurrences}, r.dests()...)...); err != nil {
+		if err := rows.Scan(dests(&r)...); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, mapErr(err))
 		}
 		out = append(out, r.observation())

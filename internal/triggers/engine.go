@@ -73,9 +73,9 @@ type SessionSummaries interface {
 	SummaryHeads(ctx context.Context, sessionIDs []string) ([]memory.Summary, error)
 }
 
-// SessionPrompts gives a session's prompts; the store satisfies it.
+// SessionPrompts gives a session's latest prompt; the store satisfies it.
 type SessionPrompts interface {
-	Prompts(ctx context.Context, sessionID string) ([]memory.Prompt, error)
+	LatestPrompt(ctx context.Context, sessionID string) (memory.Prompt, bool, error)
 }
 
 // Searcher searches memory, ranked by r; search.Over gives one of a store.
@@ -869,11 +869,10 @@ func (e *Engine) promptTerms(ctx context.Context, s Session) ([]string, int, err
 	if e.Prompts == nil {
 		return nil, 0, nil
 	}
-	ps, err := e.Prompts.Prompts(ctx, s.ID)
-	if err != nil || len(ps) == 0 {
+	last, ok, err := e.Prompts.LatestPrompt(ctx, s.ID)
+	if err != nil || !ok {
 		return nil, 0, err
 	}
-	last := ps[len(ps)-1]
 	return queryTerms(last.Text), last.PromptNumber, nil
 }
 
