@@ -142,6 +142,7 @@ func runHook(ctx context.Context, app *App, args []string, started time.Time) {
 		return
 	}
 	app.cfg = cfg
+	app.Engine().SetLog(func(format string, args ...any) { log.Printf(hook.Event{Agent: name}, format, args...) })
 	hook.Main(ctx, cfg, app.hookEnv(func(ev hook.Event) {
 		if err := syncAfterSession(app, cfg, ev); err != nil {
 			log.Printf(ev, "starting the background sync: %v", err)

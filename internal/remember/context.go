@@ -107,12 +107,12 @@ func (e *Engine) FileContext(ctx context.Context, db *store.DB, s triggers.Sessi
 }
 
 // give renders the entries consumed for s in tx as one block and records
-// them as given; a failure to record does not withhold them.
+// them as given; a failure to record does not withhold them (it is logged).
 func (e *Engine) give(ctx context.Context, tx *store.DB, s triggers.Session, es []memory.PendingEntry) string {
 	if len(es) == 0 {
 		return ""
 	}
-	_ = recordConsumed(ctx, tx, s, es, e.now())
+	e.warn(recordConsumed(ctx, tx, s, es, e.now()))
 	return collector.Render(es)
 }
 

@@ -2,6 +2,7 @@ package remember
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/memhq/mem/internal/cite"
@@ -53,13 +54,15 @@ func (e *Engine) Block(ctx context.Context, db *store.DB, s memory.Session, comp
 		return "", err
 	}
 	// In a hook's write transaction the block is recorded as given; a
-	// failure to record it does not withhold it.
-	_ = recordBlock(ctx, db, s, res, compact, e.now())
+	// failure to record it does not withhold it (it is logged).
+	e.warn(recordBlock(ctx, db, s, res, compact, e.now()))
 	// What the check learnt is kept, so that the next block only stats
 	// the files: in the hook event's write transaction when db is in one
 	// (no write of its own). In a read transaction it cannot be kept, and
 	// a busy database only makes the next check hash again.
-	_ = Keep(ctx, db, ck.Learnt())
+	if err := Keep(ctx, db, ck.Learnt()); err != nil && db.Writable() {
+		e.warn(fmt.Errorf("keeping what the citation check learnt: %w", err))
+	}
 	return res.Text, nil
 }
 

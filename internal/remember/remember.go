@@ -25,6 +25,8 @@ type Engine struct {
 	now    func() time.Time
 	recall recall.Settings
 	agents agentmem.Env // where the agents keep their own memory files
+	// logf takes what goes wrong without withholding a reply (SetLog).
+	logf func(format string, args ...any)
 }
 
 // New returns the engine over cfg, telling time by now; both are required.
@@ -36,6 +38,18 @@ func New(cfg *config.Config, now func() time.Time) (*Engine, error) {
 		return nil, errors.New("remember: no clock")
 	}
 	return &Engine{cfg: cfg, now: now, recall: recall.SettingsFrom(cfg.Settings)}, nil
+}
+
+// SetLog sends to logf what goes wrong without withholding a reply: what
+// was given and could not be recorded as given, what a citation check
+// learnt and could not keep. Without it, those are dropped.
+func (e *Engine) SetLog(logf func(format string, args ...any)) { e.logf = logf }
+
+// warn hands err, if any, to the log SetLog gave.
+func (e *Engine) warn(err error) {
+	if err != nil && e.logf != nil {
+		e.logf("%v", err)
+	}
 }
 
 // Config is the configuration the engine runs with.

@@ -2,6 +2,7 @@ package remember
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -95,5 +96,53 @@ func TestRecordConsumedRecordsEachEntryOfMemory(t *testing.T) {
 	}
 	if got[memory.ChannelFile] != 2 || got[memory.ChannelPrompt] != 1 || fb.Total.Injected != 3 {
 		t.Errorf("injected per channel %v (total %d), want 2 file-touch, 1 prompt-time", got, fb.Total.Injected)
+	}
+}
+
+// What cannot be recorded as given is still given, and the failure goes to
+// the log: from a turn's consumed entries and from a session's block.
+func TestUnrecordedInjectionIsLogged(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := New(&config.Config{Settings: config.Defaults(config.Dirs{Data: dir})}, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	e.SetLog(func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) })
+	db, err := store.Open(ctx, filepath.Join(dir, "mem.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := memory.Session{ID: "s1", Project: "p", StartedAt: time.Now()}
+	if _, err := db.EnsureSession(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddObservation(ctx, memory.Observation{SessionID: "s1", Type: memory.TypeDecision,
+		Title: "Retries back off exponentially", Narrative: "the cache handler retries with backoff"}); err != nil {
+		t.Fatal(err)
+	}
+	// Recording what was given now fails in every write.
+	if _, err := db.SQL().ExecContext(ctx, `DROP TABLE injections`); err != nil {
+		t.Fatal(err)
+	}
+	var block, given string
+	err = db.Write(ctx, func(tx *store.DB) error {
+		if block, err = e.Block(ctx, tx, memory.Session{ID: "s2", Project: "p"}, false); err != nil {
+			return err
+		}
+		given = e.give(ctx, tx, triggers.Session{ID: "s2", Project: "p"},
+			[]memory.PendingEntry{{Source: triggers.SourceMemory, EntryID: "#1", Content: "#1 decision: retries back off"}})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(block, "Retries back off exponentially") || !strings.Contains(given, "retries back off") {
+		t.Fatalf("withheld: block %q, turn %q", block, given)
+	}
+	if len(logged) != 2 || !strings.Contains(logged[0], "recording what was injected") || !strings.Contains(logged[1], "recording what was injected") {
+		t.Fatalf("logged %q, want the block's and the turn's failures to record", logged)
 	}
 }
