@@ -269,7 +269,7 @@ func (a *App) Engine() *remember.Engine {
 			panic("cli: " + err.Error()) // a command ran before its configuration was loaded
 		}
 		e.SetAgentFiles(agentEnv(a))
-		e.SetLog(func(format string, args ...any) { fmt.Fprintf(a.Err, "mem: "+format+"\n", args...) })
+		e.SetLog(func(format string, args ...any) { fmt.Fprintf(a.Err, "mem: %s\n", fmt.Sprintf(format, args...)) })
 		a.engine = e
 	}
 	return a.engine
