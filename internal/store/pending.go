@@ -134,34 +134,52 @@ func (db *DB) PendingEntries(ctx context.Context, session string) ([]memory.Pend
 // two concurrent consumers never both get one. It returns the chosen ones.
 func (db *DB) ConsumePending(ctx context.Context, session string, pick func([]memory.PendingEntry) []memory.PendingEntry) ([]memory.PendingEntry, error) {
 	var out []memory.PendingEntry
-	// Most turns find nothing pending: a read then spares them a write
-	// transaction, which concurrent hooks would wait for.
-	var waiting bool
-	if err := db.q().GetContext(ctx, &waiting, `SELECT EXISTS (SELECT 1 FROM pending_context WHERE session_id = ?)`, session); err != nil {
-		return nil, fmt.Errorf("consuming pending context of %s: %w", session, mapErr(err))
-	}
-	if !waiting {
-		return nil, nil
+	// Most turns find nothing pending: outside a transaction, a read then
+	// spares them a write transaction, which concurrent hooks would wait
+	// for. In the caller's transaction it would be one more statement.
+	if db.outer == nil {
+		var waiting bool
+		if err := db.q().GetContext(ctx, &waiting, `SELECT EXISTS (SELECT 1 FROM pending_context WHERE session_id = ?)`, session); err != nil {
+			return nil, fmt.Errorf("consuming pending context of %s: %w", session, mapErr(err))
+		}
+		if !waiting {
+			return nil, nil
+		}
 	}
 	err := db.tx(ctx, func(tx *sqlx.Tx) error {
+		out = nil
 		var rows []pendingRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+pendingCols+` FROM pending_context WHERE session_id = ?`, session); err != nil {
 			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		// Each entry's row, so that what is taken goes in one statement
+		// (rows read in this transaction keep their ids until it ends).
+		row := make(map[[2]string]int64, len(rows))
+		for _, r := range rows {
+			row[[2]string{r.Source, r.EntryID}] = r.Seq
 		}
 		out = sortPending(rows)
 		if pick != nil {
 			out = pick(out)
 		}
+		var taken []int64
 		for _, e := range out {
-			if e.Persistent {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM pending_context WHERE session_id = ? AND source = ? AND entry_id = ?`,
-				session, e.Source, e.EntryID); err != nil {
-				return err
+			if !e.Persistent {
+				taken = append(taken, row[[2]string{e.Source, e.EntryID}])
 			}
 		}
-		return nil
+		if len(taken) == 0 {
+			return nil
+		}
+		ids, err := json.Marshal(taken)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM pending_context WHERE rowid IN (SELECT value FROM json_each(?))`, string(ids))
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("consuming pending context of %s: %w", session, err)
