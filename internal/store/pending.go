@@ -134,10 +134,10 @@ func (db *DB) PendingEntries(ctx context.Context, session string) ([]memory.Pend
 // two concurrent consumers never both get one. It returns the chosen ones.
 func (db *DB) ConsumePending(ctx context.Context, session string, pick func([]memory.PendingEntry) []memory.PendingEntry) ([]memory.PendingEntry, error) {
 	var out []memory.PendingEntry
-	// Most turns find nothing pending: outside a transaction, a read then
-	// spares them a write transaction, which concurrent hooks would wait
-	// for. In the caller's transaction it would be one more statement.
-	if db.outer == nil {
+	// Most turns find nothing pending: outside a write transaction, a read
+	// then spares them one, which concurrent hooks would wait for. In the
+	// caller's write transaction it would be one more statement.
+	if db.outer == nil || db.readOnly {
 		var waiting bool
 		if err := db.q().GetContext(ctx, &waiting, `SELECT EXISTS (SELECT 1 FROM pending_context WHERE session_id = ?)`, session); err != nil {
 			return nil, fmt.Errorf("consuming pending context of %s: %w", session, mapErr(err))

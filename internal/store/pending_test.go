@@ -93,3 +93,42 @@ func TestEndSessionClearsPending(t *testing.T) {
 		t.Fatalf("pending after end: %+v", got)
 	}
 }
+
+// In the caller's write transaction, what a turn consumes goes in one
+// statement: what pick left and the persistent entries stay. In a read
+// transaction, nothing waiting is no error.
+func TestConsumePendingInTransactions(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	at := time.UnixMilli(1_800_000_000_000)
+	for i, id := range []string{"#1", "#2", "#3"} {
+		e := memory.PendingEntry{SessionID: "s", Source: "file-activity", EntryID: id, Content: id,
+			Priority: memory.PriorityNormal, Persistent: id == "#2", CreatedAt: at.Add(time.Duration(i) * time.Millisecond)}
+		if err := db.RegisterPending(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []memory.PendingEntry
+	err := db.Write(ctx, func(tx *DB) error {
+		var err error
+		got, err = tx.ConsumePending(ctx, "s", func(es []memory.PendingEntry) []memory.PendingEntry { return es[:2] })
+		return err
+	})
+	if err != nil || len(got) != 2 || got[0].EntryID != "#1" || got[1].EntryID != "#2" {
+		t.Fatalf("consumed %v, %v; want #1 and #2", got, err)
+	}
+	left, err := db.PendingEntries(ctx, "s")
+	if err != nil || len(left) != 2 || left[0].EntryID != "#2" || left[1].EntryID != "#3" {
+		t.Fatalf("left %v, %v; want the persistent #2 and the unpicked #3", left, err)
+	}
+	err = db.Read(ctx, func(tx *DB) error {
+		got, err := tx.ConsumePending(ctx, "nobody", nil)
+		if len(got) != 0 {
+			t.Errorf("consumed %v for a session with nothing waiting", got)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("a read transaction with nothing waiting: %v", err)
+	}
+}
