@@ -27,8 +27,7 @@ func TestSessionStartKeepsWhatItsCitationCheckLearnt(t *testing.T) {
 	if err := os.WriteFile(cited, []byte("package a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"HOME": dir, "MEM_DB": filepath.Join(dir, "mem.db"), "MEM_PROJECT": "p",
-		"XDG_STATE_HOME": filepath.Join(dir, "state")}
+	env := dirEnv(dir)
 	call := countedCalls(t, env, func() (string, error) { return proj, nil })
 	call("", "observe", "--session", "s0", "--type", "decision", "--title", "wombat cache lives in a.go", "--file-modified", "a.go")
 	// citedAt is the time the citation of a.go holds.

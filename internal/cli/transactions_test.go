@@ -28,8 +28,7 @@ import (
 // of its own and counts as one.
 func TestTransactionsPerCall(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"HOME": dir, "MEM_DB": filepath.Join(dir, "mem.db"), "MEM_PROJECT": "p",
-		"XDG_STATE_HOME": filepath.Join(dir, "state")}
+	env := dirEnv(dir)
 	events := filepath.Join("..", "e2e", "testdata", "events")
 	agents, err := os.ReadDir(events)
 	if err != nil {
@@ -177,6 +176,13 @@ func eventFiles(t *testing.T, dir string) []string {
 	}
 	slices.SortStableFunc(files, func(a, b string) int { return rank(a) - rank(b) })
 	return files
+}
+
+// dirEnv is an environment with everything of mem under dir: its home,
+// database and state folder, and the project p.
+func dirEnv(dir string) map[string]string {
+	return map[string]string{"HOME": dir, "MEM_DB": filepath.Join(dir, "mem.db"), "MEM_PROJECT": "p",
+		"XDG_STATE_HOME": filepath.Join(dir, "state")}
 }
 
 // countedCalls returns a function that runs mem with env (and getwd, when

@@ -15,8 +15,7 @@ import (
 // and says why in hook.log.
 func TestHookLogsABlockItCouldNotRecord(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"HOME": dir, "MEM_DB": filepath.Join(dir, "mem.db"), "MEM_PROJECT": "p",
-		"XDG_STATE_HOME": filepath.Join(dir, "state")}
+	env := dirEnv(dir)
 	call := countedCalls(t, env, func() (string, error) { return dir, nil })
 	call("", "observe", "--session", "s0", "--type", "decision", "--title", "wombat cache retries back off")
 	db, err := store.Open(context.Background(), env["MEM_DB"], store.Options{})
