@@ -39,9 +39,9 @@ func fileSessionsRows(t *testing.T, db *DB) (have, want []string) {
 }
 
 // latestByJoin is FileHistory's sessions worked out from the observations
-// alone: each session's newest live observation of the file among the
-// file's scan newest, the n latest sessions.
-func latestByJoin(t *testing.T, db *DB, project string, paths []string, n, scan int) []string {
+// alone: each session's newest live observation of the file, the n latest
+// sessions.
+func latestByJoin(t *testing.T, db *DB, project string, paths []string, n int) []string {
 	t.Helper()
 	list, _ := json.Marshal(paths)
 	var rows []struct {
@@ -50,10 +50,10 @@ func latestByJoin(t *testing.T, db *DB, project string, paths []string, n, scan 
 	}
 	if err := db.x.Select(&rows, `WITH f AS (
 			SELECT DISTINCT observation_id AS id FROM observation_files
-			WHERE path IN (SELECT value FROM json_each(?)) ORDER BY observation_id DESC LIMIT ?)
+			WHERE path IN (SELECT value FROM json_each(?)))
 		SELECT max(o.id) AS id, o.session_id AS sessionid FROM f JOIN observations o ON o.id = f.id
 		WHERE o.project = ? AND o.superseded_by IS NULL
-		GROUP BY o.session_id ORDER BY max(o.id) DESC LIMIT ?`, string(list), scan, project, n); err != nil {
+		GROUP BY o.session_id ORDER BY max(o.id) DESC LIMIT ?`, string(list), project, n); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]string, len(rows))
@@ -73,18 +73,18 @@ func checkFileSessions(t *testing.T, db *DB, step string) {
 	for _, c := range []struct {
 		project string
 		paths   []string
-		n, scan int
+		n       int
 	}{
-		{"p1", []string{"a.go"}, 60, 4000},
-		{"p1", []string{"a.go", "/w/a.go"}, 60, 4000},
-		{"p1", []string{"/w/a.go", "a.go"}, 2, 4000},
-		{"p1", []string{"a.go", "/w/a.go"}, 60, 3}, // the file has more rows than the scan
-		{"p1", []string{"a.go", "/w/a.go"}, 2, 5},
-		{"p2", []string{"a.go"}, 60, 4000},
-		{"p2", []string{"a.go", "b.go"}, 60, 2},
-		{"p1", []string{"b.go"}, 60, 4000},
+		{"p1", []string{"a.go"}, 60},
+		{"p1", []string{"a.go", "/w/a.go"}, 60},
+		{"p1", []string{"/w/a.go", "a.go"}, 2},
+		{"p1", []string{"a.go", "/w/a.go"}, 1},
+		{"p2", []string{"a.go"}, 60},
+		{"p2", []string{"a.go", "b.go"}, 60},
+		{"p2", []string{"a.go", "b.go"}, 1},
+		{"p1", []string{"b.go"}, 60},
 	} {
-		got, err := db.FileHistory(context.Background(), c.project, c.paths, c.n, c.scan)
+		got, err := db.FileHistory(context.Background(), c.project, c.paths, c.n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,14 +94,14 @@ func checkFileSessions(t *testing.T, db *DB, step string) {
 			have[i] = fmt.Sprintf("#%d %s", o.ID, o.SessionID)
 			ids[i] = o.SessionID
 		}
-		if want := latestByJoin(t, db, c.project, c.paths, c.n, c.scan); !reflect.DeepEqual(have, want) {
-			t.Fatalf("%s: FileHistory(%s, %q, %d, %d) = %q, want %q", step, c.project, c.paths, c.n, c.scan, have, want)
+		if want := latestByJoin(t, db, c.project, c.paths, c.n); !reflect.DeepEqual(have, want) {
+			t.Fatalf("%s: FileHistory(%s, %q, %d) = %q, want %q", step, c.project, c.paths, c.n, have, want)
 		}
 		// Its changes are its sessions' live observations that changed
 		// the file, counted by spelling, the largest.
 		want := changesByJoin(t, db, c.project, c.paths, ids)
 		if !maps.Equal(got.Changes, want) {
-			t.Fatalf("%s: FileHistory(%s, %q, %d, %d) changes %v, want %v", step, c.project, c.paths, c.n, c.scan, got.Changes, want)
+			t.Fatalf("%s: FileHistory(%s, %q, %d) changes %v, want %v", step, c.project, c.paths, c.n, got.Changes, want)
 		}
 	}
 }

@@ -17,8 +17,8 @@ import (
 //
 //   - the latest sessions (at most n) whose observations read or changed
 //     it, newest first, each as the id of its newest observation of the
-//     file: one session a line, as `git log -- FILE` gives it. A session
-//     stands when that observation is among the file's scan newest;
+//     file: one session a line, as `git log -- FILE` gives it, however
+//     far back;
 //   - the session of the file's first current change, when that change
 //     created it (a Write of a new file, which capture titles "Created FILE
 //     ..."): each spelling's rows of observation_files walked oldest first
@@ -26,18 +26,17 @@ import (
 //   - how many of each session's current observations changed the file
 //     (file_sessions keeps the count of each spelling; a session's is its
 //     largest, so an observation that names two spellings counts once).
-func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n, scan int) (memory.FileHistory, error) {
+func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n int) (memory.FileHistory, error) {
 	var h memory.FileHistory
 	if len(paths) == 0 {
 		return h, nil
 	}
-	n, scan = limitOr(n, 20), limitOr(scan, 1000)
+	n = limitOr(n, 20)
 	// file_sessions holds each session's newest live observation of each
 	// spelling (migration 00015), in order of it by path: each spelling's
 	// n newest sessions are an index range, and a session's newest of the
-	// spellings is among them. The file's row count (up to scan) and its
-	// creator are subqueries that do not depend on the row: SQLite
-	// computes them once.
+	// spellings is among them. The file's creator is a subquery that does
+	// not depend on the row: SQLite computes it once.
 	args := []any{project, memory.CreatedVerb + " %"}
 	marks := make([]string, len(paths))
 	sessions := make([]string, len(paths))
@@ -52,9 +51,7 @@ func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n
 			WHERE f.path = ` + marks[i] + ` AND f.modified = 1 AND o.project = ?1 AND o.superseded_by IS NULL
 			ORDER BY f.observation_id LIMIT 1)`
 	}
-	in := strings.Join(marks, ", ")
 	q := `SELECT h.session_id, h.last_id,
-			(SELECT count(*) FROM (SELECT 1 FROM observation_files WHERE path IN (` + in + `)` + limit(scan) + `)),
 			(SELECT CASE WHEN created THEN session_id END FROM (` + strings.Join(firsts, " UNION ALL ") + `) ORDER BY id LIMIT 1),
 			h.changes
 		FROM (` + strings.Join(sessions, " UNION ALL ") + `) h`
@@ -67,14 +64,13 @@ func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n
 	}
 	defer rows.Close()
 	newest := map[string]int64{}
-	files := 0
 	h.Changes = map[string]int{}
 	for rows.Next() {
 		var session string
 		var id int64
 		var creator sql.NullString
 		var changed int
-		if err := rows.Scan(&session, &id, &files, &creator, &changed); err != nil {
+		if err := rows.Scan(&session, &id, &creator, &changed); err != nil {
 			return fail(err)
 		}
 		newest[session] = max(newest[session], id)
@@ -85,19 +81,6 @@ func (db *DB) FileHistory(ctx context.Context, project string, paths []string, n
 	}
 	if err := rows.Err(); err != nil {
 		return fail(err)
-	}
-	if files >= scan {
-		var cut int64
-		if err := db.q().GetContext(ctx, &cut, `SELECT min(observation_id) FROM (SELECT DISTINCT observation_id FROM observation_files
-			WHERE path IN (`+in+`) ORDER BY observation_id DESC`+limit(scan)+`)`, args...); err != nil {
-			return fail(err)
-		}
-		for session, id := range newest {
-			if id < cut {
-				delete(newest, session)
-				delete(h.Changes, session)
-			}
-		}
 	}
 	h.Sessions = make([]memory.Observation, 0, len(newest))
 	for session, id := range newest {

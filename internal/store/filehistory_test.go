@@ -34,14 +34,14 @@ func TestFileHistoryChangesAndCreator(t *testing.T) {
 	add("b", "Edited src/y.c", nil, []string{"src/y.c"})
 	add("c", "Read src/x.c", []string{"src/x.c"}, nil)
 	add("d", "Edited src/x.c: not asked", nil, []string{"src/x.c"})
-	h, err := db.FileHistory(ctx, "p", []string{"src/x.c", "/repo/src/x.c"}, 60, 1000)
+	h, err := db.FileHistory(ctx, "p", []string{"src/x.c", "/repo/src/x.c"}, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := map[string]int{"a": 2, "b": 2, "d": 1}; !maps.Equal(h.Changes, want) {
 		t.Fatalf("FileHistory's changes: got %v, want %v", h.Changes, want)
 	}
-	if h, err := db.FileHistory(ctx, "other", []string{"src/x.c"}, 60, 1000); err != nil || len(h.Changes) != 0 || len(h.Sessions) != 0 {
+	if h, err := db.FileHistory(ctx, "other", []string{"src/x.c"}, 60); err != nil || len(h.Changes) != 0 || len(h.Sessions) != 0 {
 		t.Fatalf("another project: %+v, %v", h, err)
 	}
 	for _, c := range []struct {
@@ -54,7 +54,7 @@ func TestFileHistoryChangesAndCreator(t *testing.T) {
 		{[]string{"src/y.c"}, ""},       // edited, never seen created
 		{[]string{"src/z.c"}, ""},
 	} {
-		if h, err := db.FileHistory(ctx, "p", c.paths, 60, 1000); err != nil || h.Creator != c.want {
+		if h, err := db.FileHistory(ctx, "p", c.paths, 60); err != nil || h.Creator != c.want {
 			t.Errorf("creator of %v: %q, %v; want %q", c.paths, h.Creator, err, c.want)
 		}
 	}

@@ -56,7 +56,7 @@ type FileMemory interface {
 	ObservationsForFile(ctx context.Context, project, path string, limit int) ([]memory.Observation, error)
 	// FileHistory gives the sessions as observations with their ID and
 	// SessionID only; Observations reads them whole.
-	FileHistory(ctx context.Context, project string, paths []string, limit, scan int) (memory.FileHistory, error)
+	FileHistory(ctx context.Context, project string, paths []string, limit int) (memory.FileHistory, error)
 	Observations(ctx context.Context, ids []int64) ([]memory.Observation, error)
 	// FileWords gives the words of the observations ids and of the newest
 	// limit of each of paths (as ObservationsForFile gives them), those of
@@ -550,8 +550,8 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 
 // A file event brings the file's history the way `git log -- FILE` shows
 // it: one entry for each of the latest earlier sessions that touched it
-// (fileSessionScan of them, among the file's fileHistoryScan newest
-// observations; a session that edited it forty times is one), each session
+// (fileSessionScan of them, however far back; a session that edited it
+// forty times is one), each session
 // at most once in a session whichever file or prompt brought it, and the
 // file looked up once under each of the session's prompts. They are
 // ranked by recency (1 / (1 + i/fileRecencyHalf) for the i-th newest) times
@@ -571,7 +571,6 @@ const (
 	minFileSessions = 5
 	fileCloseShare  = 0.3
 	fileSessionScan = 60
-	fileHistoryScan = 4000
 	fileWordScan    = 100
 	fileEntryTokens = 40
 	filePromptBoost = 10.0
@@ -632,7 +631,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		}
 		return nil
 	}
-	fh, err := e.Files.FileHistory(ctx, s.Project, forms, fileSessionScan, fileHistoryScan)
+	fh, err := e.Files.FileHistory(ctx, s.Project, forms, fileSessionScan)
 	if err != nil {
 		return err
 	}
