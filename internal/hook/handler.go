@@ -241,6 +241,7 @@ func (h *Handler) recordBy(ctx context.Context, j job, capture, inject bool, set
 	}
 	done := make(chan result, 1)
 	go func() {
+		reserveStack(0)
 		var r result
 		defer func() {
 			if p := recover(); p != nil {

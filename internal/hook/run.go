@@ -61,6 +61,7 @@ func (r *Runner) Run(ctx context.Context, in io.Reader, out io.Writer) bool {
 	done := make(chan outcome, 1)
 	settled := r.Handler.settling()
 	go func() {
+		reserveStack(0)
 		var o outcome
 		defer func() {
 			if p := recover(); p != nil {
