@@ -255,8 +255,9 @@ func read(root, p string, st fs.FileInfo) ([]byte, error) {
 
 // Store is what a check reads and keeps. *store.DB satisfies it.
 type Store interface {
-	// Citations: the citations of the given observations.
-	Citations(ctx context.Context, ids []int64) ([]memory.Citation, error)
+	// Citations: the citations of the given observations, but those of the
+	// paths except.
+	Citations(ctx context.Context, ids []int64, except []string) ([]memory.Citation, error)
 	// UpdateCitations keeps the fingerprints and Seen* a check moved.
 	UpdateCitations(ctx context.Context, cs []memory.Citation) error
 }
@@ -280,7 +281,14 @@ func (c *Checker) Learnt() []memory.Citation { return c.learnt }
 // An observation whose cited work tree is not on this machine is left out
 // (nothing can be said of it).
 func (c *Checker) Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error) {
-	cs, err := c.Store.Citations(ctx, ids)
+	return c.CheckBesides(ctx, ids, nil)
+}
+
+// CheckBesides is Check by the files the observations cite besides paths:
+// the spellings of a file the caller has in hand (one being read or
+// edited), which it neither reads from the store nor stats nor hashes.
+func (c *Checker) CheckBesides(ctx context.Context, ids []int64, paths []string) (map[int64]memory.Standing, error) {
+	cs, err := c.Store.Citations(ctx, ids, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +435,7 @@ func Annotate(ctx context.Context, c *Checker, obs []memory.Observation) error {
 	for i := range obs {
 		ids[i] = obs[i].ID
 	}
-	cs, err := c.Store.Citations(ctx, ids)
+	cs, err := c.Store.Citations(ctx, ids, nil)
 	if err != nil {
 		return err
 	}

@@ -123,7 +123,7 @@ func TestCheck(t *testing.T) {
 			if s.Stale != tc.want.Stale || s.Gone != tc.want.Gone {
 				t.Errorf("standing = %+v, want stale %v gone %v", s, tc.want.Stale, tc.want.Gone)
 			}
-			cs, err := db.Citations(ctx, []int64{id})
+			cs, err := db.Citations(ctx, []int64{id}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,6 +167,46 @@ func TestCheckUsesWhatItLearnt(t *testing.T) {
 	}
 	if n := c.Store.(*counting).puts; n != 1 {
 		t.Errorf("second check hashed again: %d citations kept, want 1", n)
+	}
+}
+
+// CheckBesides leaves the file in hand alone: neither read from the store
+// nor hashed, however it changed; the others are checked as Check checks
+// them.
+func TestCheckBesidesLeavesTheFileInHandAlone(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	write(t, root, "a.go", "package a\n")
+	write(t, root, "b.go", "package a\n")
+	db, add := openStore(t)
+	id := add(root, "a.go", "b.go")
+	only := add(root, "a.go")
+	write(t, root, "a.go", "package a\n\nfunc A() {}\n")
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(filepath.Join(root, "a.go"), later, later)
+	c := &Checker{Store: &counting{Store: db}, Keep: true}
+	got, err := c.CheckBesides(ctx, []int64{id, only}, []string{"a.go", filepath.Join(root, "a.go")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := got[id]; !ok || s.Stale || len(s.Files) != 1 || s.Files[0].Path != "b.go" {
+		t.Errorf("#%d = %+v, want b.go alone, current", id, s)
+	}
+	if s, ok := got[only]; ok {
+		t.Errorf("#%d cites a.go alone: got %+v, want no standing", only, s)
+	}
+	if n := c.Store.(*counting).puts; n != 0 {
+		t.Errorf("a.go was looked at: %d citations kept, want none", n)
+	}
+	// Check itself still sees a.go changed.
+	if all, err := c.Check(ctx, []int64{id}); err != nil || !all[id].Stale {
+		t.Fatalf("Check = %+v, %v; want a.go changed", all[id], err)
+	}
+	// b.go gone, a.go in hand: stale by b.go, gone as far as the others go.
+	os.Remove(filepath.Join(root, "b.go"))
+	got, err = c.CheckBesides(ctx, []int64{id}, []string{"a.go"})
+	if s := got[id]; err != nil || !s.Stale || !s.Gone {
+		t.Errorf("b.go gone: %+v, %v; want stale and gone by the files besides a.go", s, err)
 	}
 }
 
@@ -259,7 +299,7 @@ func TestCheckEditedLines(t *testing.T) {
 			if n := c.Store.(*counting).puts; n != 1 {
 				t.Errorf("%d citations kept over two checks, want 1", n)
 			}
-			cs, err := db.Citations(ctx, []int64{a.ID})
+			cs, err := db.Citations(ctx, []int64{a.ID}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func TestSessionStartKeepsWhatItsCitationCheckLearnt(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		cs, err := db.Citations(context.Background(), []int64{1})
+		cs, err := db.Citations(context.Background(), []int64{1}, nil)
 		if err != nil || len(cs) != 1 {
 			t.Fatalf("citations of #1: %+v, %v", cs, err)
 		}

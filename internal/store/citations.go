@@ -100,9 +100,9 @@ func (db *DB) Supersede(ctx context.Context, old, id int64) error {
 	return nil
 }
 
-// Citations returns the citations of the given observations, in
-// observation then path order.
-func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, error) {
+// Citations returns the citations of the given observations, those of
+// the paths except left out, in observation then path order.
+func (db *DB) Citations(ctx context.Context, ids []int64, except []string) ([]memory.Citation, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -111,8 +111,9 @@ func (db *DB) Citations(ctx context.Context, ids []int64) ([]memory.Citation, er
 		return nil, err
 	}
 	rows, err := db.q().QueryContext(ctx, `SELECT observation_id, path, root, role, size, mtime, hash, line_start, line_end,
-		span, seen_size, seen_mtime FROM citations WHERE observation_id IN (SELECT value FROM json_each(?))
-		ORDER BY observation_id, path`, string(list))
+		span, seen_size, seen_mtime FROM citations WHERE observation_id IN (SELECT value FROM json_each(?1))
+		AND path NOT IN (SELECT value FROM json_each(?2))
+		ORDER BY observation_id, path`, string(list), encodeList(except))
 	if err != nil {
 		return nil, fmt.Errorf("reading citations: %w", mapErr(err))
 	}

@@ -87,6 +87,8 @@ type Searcher interface {
 // tree now (*cite.Checker).
 type Checker interface {
 	Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error)
+	// CheckBesides is Check by the files cited besides paths.
+	CheckBesides(ctx context.Context, ids []int64, paths []string) (map[int64]memory.Standing, error)
 }
 
 // Keyword is a keyword-detector pair: a prompt containing Word (as a whole
@@ -236,7 +238,7 @@ func (e *Engine) memoryTriggers(ctx context.Context, s Session, prompt string, r
 	if err != nil {
 		return err
 	}
-	if cands, err = e.standing(ctx, cands); err != nil {
+	if cands, err = e.standing(ctx, cands, nil); err != nil {
 		return err
 	}
 	best := map[int64]candidate{}
@@ -593,17 +595,6 @@ type fileSession struct {
 	score  float64
 }
 
-// withoutFile is st without the file whose spellings are forms.
-func withoutFile(st memory.Standing, forms []string) memory.Standing {
-	out := memory.Standing{Stale: st.Stale, Gone: st.Gone}
-	for _, f := range st.Files {
-		if !slices.Contains(forms, f.Path) {
-			out.Files = append(out.Files, f)
-		}
-	}
-	return out
-}
-
 func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edited bool, rep *Report) error {
 	prio := memory.PriorityNormal
 	if edited {
@@ -635,15 +626,17 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if err != nil {
 		return err
 	}
-	// Retired observations and those whose cited files are gone are left
-	// out; those whose files changed are marked stale.
+	// Those whose other cited files changed or went are marked stale. The
+	// file's history is what changed it: that the file itself changed since
+	// an entry of its history is no news, and it is there, so no entry of
+	// its history is gone.
 	cands := make([]candidate, 0, len(fh.Sessions))
 	for _, o := range fh.Sessions {
 		if o.SessionID != s.ID {
 			cands = append(cands, candidate{obs: o, relevance: 1})
 		}
 	}
-	if cands, err = e.standing(ctx, cands); err != nil {
+	if cands, err = e.standing(ctx, cands, forms); err != nil {
 		return err
 	}
 	if len(cands) == 0 {
@@ -653,15 +646,6 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	bySession := make(map[string]*fileSession, len(cands))
 	ids := make([]string, len(cands))
 	for i, c := range cands {
-		// The file's history is what changed it: that the file itself
-		// changed since an entry of its history is no news.
-		if c.obs.Standing != nil {
-			if st := withoutFile(*c.obs.Standing, forms); len(st.Moved()) == 0 {
-				c.obs.Standing, c.relevance = nil, 1
-			} else {
-				c.obs.Standing = &st
-			}
-		}
 		hist[i] = &fileSession{obs: c.obs, weight: c.relevance}
 		bySession[c.obs.SessionID] = hist[i]
 		ids[i] = c.obs.SessionID
@@ -899,8 +883,10 @@ func aboutPrompt(terms []string, hist []*fileSession) []float64 {
 }
 
 // standing leaves out retired observations and those whose cited files are
-// all gone, and marks (and ranks lower) those whose files changed.
-func (e *Engine) standing(ctx context.Context, cands []candidate) ([]candidate, error) {
+// all gone, and marks (and ranks lower) those whose files changed; the
+// files of besides (the spellings of one file, there now) are not looked
+// at, and no candidate is gone for the others.
+func (e *Engine) standing(ctx context.Context, cands []candidate, besides []string) ([]candidate, error) {
 	out := cands[:0]
 	for _, c := range cands {
 		if c.obs.SupersededBy == 0 {
@@ -914,14 +900,16 @@ func (e *Engine) standing(ctx context.Context, cands []candidate) ([]candidate, 
 	for i, c := range out {
 		ids[i] = c.obs.ID
 	}
-	st, err := e.Citations.Check(ctx, ids)
+	st, err := e.Citations.CheckBesides(ctx, ids, besides)
 	if err != nil {
 		return nil, fmt.Errorf("checking cited files: %w", err)
 	}
 	kept := out[:0]
 	for _, c := range out {
 		if s, ok := st[c.obs.ID]; ok && s.Stale {
-			if s.Gone {
+			if s.Gone && len(besides) > 0 {
+				s.Gone = false
+			} else if s.Gone {
 				continue
 			}
 			c.obs.Standing = &s

@@ -248,6 +248,11 @@ func (c *countingChecker) Check(ctx context.Context, ids []int64) (map[int64]mem
 	return c.Checker.Check(ctx, ids)
 }
 
+func (c *countingChecker) CheckBesides(ctx context.Context, ids []int64, paths []string) (map[int64]memory.Standing, error) {
+	c.asked = append(c.asked, ids...)
+	return c.Checker.CheckBesides(ctx, ids, paths)
+}
+
 // An observation that names a file both relative to the root and absolute
 // is one observation of the file's history: checked once.
 func TestFileActivityReadsAnObservationOnce(t *testing.T) {
@@ -710,11 +715,33 @@ func TestFileActivityGivesTheRequest(t *testing.T) {
 // standings is a citation check that answers from a table.
 type standings map[int64]memory.Standing
 
-func (s standings) Check(_ context.Context, ids []int64) (map[int64]memory.Standing, error) {
+func (s standings) Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error) {
+	return s.CheckBesides(ctx, ids, nil)
+}
+
+// CheckBesides answers as cite.Checker does: by the other files alone.
+func (s standings) CheckBesides(_ context.Context, ids []int64, paths []string) (map[int64]memory.Standing, error) {
 	out := map[int64]memory.Standing{}
 	for _, id := range ids {
-		if st, ok := s[id]; ok {
-			out[id] = st
+		st, ok := s[id]
+		if !ok {
+			continue
+		}
+		var kept memory.Standing
+		gone := 0
+		for _, f := range st.Files {
+			if slices.Contains(paths, f.Path) {
+				continue
+			}
+			kept.Files = append(kept.Files, f)
+			kept.Stale = kept.Stale || f.State == memory.Changed || f.State == memory.Gone
+			if f.State == memory.Gone {
+				gone++
+			}
+		}
+		if len(kept.Files) > 0 {
+			kept.Gone = gone == len(kept.Files)
+			out[id] = kept
 		}
 	}
 	return out, nil
@@ -722,32 +749,39 @@ func (s standings) Check(_ context.Context, ids []int64) (map[int64]memory.Stand
 
 // A file's history is what changed the file: that the file itself changed
 // since is no news, and marks no entry stale; another of its files that
-// changed does.
+// changed does. The file is there: an entry whose other files all went is
+// stale, not gone.
 func TestFileActivityOwnFileChangedIsNoNews(t *testing.T) {
 	ctx := context.Background()
 	f := setup(t)
 	f.eng.Config.DirectoryAgents, f.eng.Config.DirectoryReadme, f.eng.Config.Rules = false, false, false
-	ids := f.history(t, map[string][]string{"own": {"x.c"}, "other": {"x.c"}}, []string{"own", "other"}, 1)
-	changed := func(paths ...string) memory.Standing {
+	ids := f.history(t, map[string][]string{"own": {"x.c"}, "other": {"x.c"}, "went": {"x.c"}},
+		[]string{"own", "other", "went"}, 1)
+	moved := func(paths ...string) memory.Standing {
 		st := memory.Standing{Stale: true}
 		for _, p := range paths {
-			st.Files = append(st.Files, memory.FileState{Path: p, State: memory.Changed})
+			state := memory.Changed
+			if p == "z.c" {
+				state = memory.Gone
+			}
+			st.Files = append(st.Files, memory.FileState{Path: p, State: state})
 		}
 		return st
 	}
-	f.eng.Citations = standings{ids["own"]: changed("x.c"), ids["other"]: changed("x.c", "y.c")}
+	f.eng.Citations = standings{ids["own"]: moved("x.c"), ids["other"]: moved("x.c", "y.c"), ids["went"]: moved("x.c", "z.c")}
 	if _, err := f.eng.OnFile(ctx, f.ses, filepath.Join(f.root, "x.c"), false); err != nil {
 		t.Fatal(err)
 	}
 	es, err := f.db.PendingEntries(ctx, f.ses.ID)
-	if err != nil || len(es) != 2 {
+	if err != nil || len(es) != 3 {
 		t.Fatalf("pending %v %v", es, err)
 	}
+	notes := map[string]string{"#" + itoa(ids["other"]): "stale: y.c changed)", "#" + itoa(ids["went"]): "stale: z.c gone)"}
 	for _, e := range es {
 		stale := strings.Contains(e.Content, "stale")
-		if want := e.EntryID == "#"+itoa(ids["other"]); stale != want || want && (!strings.Contains(e.Content, "stale: y.c changed)") ||
-			strings.Contains(e.Content, "x.c changed")) {
-			t.Fatalf("entry %s %q: stale note %v, want %v", e.EntryID, e.Content, stale, want)
+		note, want := notes[e.EntryID]
+		if stale != want || want && !strings.Contains(e.Content, note) || strings.Contains(e.Content, "x.c changed") {
+			t.Fatalf("entry %s %q: stale note %v, want %q", e.EntryID, e.Content, stale, note)
 		}
 	}
 }

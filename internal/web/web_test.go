@@ -536,7 +536,7 @@ func TestCorrectionRetiresTheOld(t *testing.T) {
 	if obs[0].SupersededBy != id || obs[1].Title != "Walruses sleep 19 hours" {
 		t.Errorf("old superseded by %d (want %d), new title %q", obs[0].SupersededBy, id, obs[1].Title)
 	}
-	if cs, _ := f.db.Citations(ctx, []int64{id}); len(cs) != 1 || cs[0].Path != "walrus.go" {
+	if cs, _ := f.db.Citations(ctx, []int64{id}, nil); len(cs) != 1 || cs[0].Path != "walrus.go" {
 		t.Errorf("the correction cites %v, want walrus.go as it is now", cs)
 	}
 	old := f.do(t, "GET", fmt.Sprintf("/obs/%d", a.ID), nil, nil).Body.String()
