@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -589,6 +590,7 @@ const maxRequestChars = 100
 type fileSession struct {
 	obs    memory.Observation // its newest observation of the file
 	whole  bool               // obs is read whole, not only its ids (readWhole)
+	headed bool               // its summary was looked up (readSummaries)
 	sum    *memory.Summary
 	words  string  // what it holds of the prompt's words: its summary, its observations of the file
 	weight float64 // what its standing leaves of its rank (memory.StaleWeight)
@@ -668,15 +670,15 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 			}
 		}
 	}
-	if e.Summaries != nil {
-		sums, err := e.Summaries.SummaryHeads(ctx, ids)
-		if err != nil {
+	// Their summaries' words too; without terms only the summaries of the
+	// sessions given are read, with them (readWhole).
+	if len(terms) > 0 {
+		if err := e.readSummaries(ctx, hist); err != nil {
 			return err
 		}
-		for i := range sums {
-			if h := bySession[sums[i].SessionID]; h != nil {
-				h.sum = &sums[i]
-				h.words += " " + strings.ToLower(sums[i].Request+" "+sums[i].Text)
+		for _, h := range hist {
+			if h.sum != nil {
+				h.words += " " + strings.ToLower(h.sum.Request+" "+h.sum.Text)
 			}
 		}
 	}
@@ -701,14 +703,7 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 	if err != nil {
 		return err
 	}
-	entries := make([]string, len(hist))
-	for i, h := range hist {
-		entries[i] = strings.TrimPrefix(historyID(h), "#")
-	}
-	again, err := e.Pending.Marked(ctx, s.ID, markObservation, entries)
-	if err != nil {
-		return err
-	}
+	again := map[string]bool{}
 	taken, best := 0, 0.0
 	for i, h := range hist {
 		if taken == maxFileSessions {
@@ -721,14 +716,25 @@ func (e *Engine) fileActivity(ctx context.Context, s Session, path string, edite
 		if top > 0 && taken >= minFileSessions && h.score < fileCloseShare*best {
 			break
 		}
-		if given[h.obs.SessionID] && !again[entries[i]] {
-			continue
-		}
-		// What the loop may still give is read whole, a few at a time.
+		// What the loop may still give is read whole, a few at a time, with
+		// whether this session was given its entries before.
 		if !h.whole {
-			if err := e.readWhole(ctx, hist[i:min(i+maxFileSessions-taken, len(hist))]); err != nil {
+			batch := hist[i:min(i+maxFileSessions-taken, len(hist))]
+			if err := e.readWhole(ctx, batch); err != nil {
 				return err
 			}
+			entries := make([]string, len(batch))
+			for k, b := range batch {
+				entries[k] = entryKey(b)
+			}
+			marked, err := e.Pending.Marked(ctx, s.ID, markObservation, entries)
+			if err != nil {
+				return err
+			}
+			maps.Copy(again, marked)
+		}
+		if given[h.obs.SessionID] && !again[entryKey(h)] {
+			continue
 		}
 		if !guard.ForAgent(&h.obs) {
 			continue
@@ -770,8 +776,12 @@ func fileOrigin(fh memory.FileHistory, prompted bool) func(session string) float
 }
 
 // readWhole reads whole the observations of hist that have only their ids
-// (FileMemory.FileHistory), keeping their standing.
+// (FileMemory.FileHistory), keeping their standing, and the summaries not
+// read yet.
 func (e *Engine) readWhole(ctx context.Context, hist []*fileSession) error {
+	if err := e.readSummaries(ctx, hist); err != nil {
+		return err
+	}
 	var ids []int64
 	for _, h := range hist {
 		if !h.whole {
@@ -794,6 +804,39 @@ func (e *Engine) readWhole(ctx context.Context, hist []*fileSession) error {
 	}
 	return nil
 }
+
+// readSummaries reads the summaries of the sessions of hist not looked up
+// yet.
+func (e *Engine) readSummaries(ctx context.Context, hist []*fileSession) error {
+	if e.Summaries == nil {
+		return nil
+	}
+	var ids []string
+	by := map[string]*fileSession{}
+	for _, h := range hist {
+		if !h.headed {
+			h.headed = true
+			ids = append(ids, h.obs.SessionID)
+			by[h.obs.SessionID] = h
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	sums, err := e.Summaries.SummaryHeads(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for i := range sums {
+		if h := by[sums[i].SessionID]; h != nil {
+			h.sum = &sums[i]
+		}
+	}
+	return nil
+}
+
+// entryKey is the key of h's entry among the marks of what was given.
+func entryKey(h *fileSession) string { return strings.TrimPrefix(historyID(h), "#") }
 
 // historyID is the id of a file-history entry: its session's summary when
 // it has one, else its observation.
