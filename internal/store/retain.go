@@ -46,8 +46,8 @@ func (db *DB) SessionSummaries(ctx context.Context, sessionIDs []string) ([]memo
 // one) with what a context entry reads of them: id, session, request, text,
 // generator, date, provenance and review. Their sections are read only for
 // a summary without provenance, which the last gate checks whole
-// (guard.SummaryForAgent). A file's history asks after sixty sessions at
-// each Read: fewer columns, scanned by position.
+// (guard.SummaryForAgent). A file's history asks after up to sixty
+// sessions at a first touch: fewer columns, scanned by position.
 func (db *DB) SummaryHeads(ctx context.Context, sessionIDs []string) ([]memory.Summary, error) {
 	if len(sessionIDs) == 0 {
 		return nil, nil
