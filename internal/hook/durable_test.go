@@ -38,7 +38,9 @@ func TestEventOfAHookKilledBeforeTheDatabaseIsApplied(t *testing.T) {
 	}
 	r, path := spoolRig(t)
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestEventOfAHookKilledBeforeTheDatabaseIsApplied$")
-	cmd.Env = append(os.Environ(), "HOOK_KILL_DIR="+filepath.Dir(path))
+	// The child is killed, so its own temporary folders are made in one of
+	// this test's, which goes with it.
+	cmd.Env = append(os.Environ(), "HOOK_KILL_DIR="+filepath.Dir(path), "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

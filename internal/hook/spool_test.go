@@ -204,7 +204,10 @@ func TestSpooledEventIsExact(t *testing.T) {
 func TestAHookStarvedOfTheDatabaseSpoolsBeforeItsDeadline(t *testing.T) {
 	r, path := spoolRig(t)
 	open := r.h.Open
+	late := make(chan struct{})
+	t.Cleanup(func() { <-late }) // before the database's folder goes
 	r.h.Open = func(ctx context.Context) (*store.DB, error) {
+		defer close(late)
 		time.Sleep(800 * time.Millisecond) // a machine too loaded to get on with it
 		return open(ctx)
 	}
