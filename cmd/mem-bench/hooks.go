@@ -15,7 +15,9 @@ type hookCase struct {
 	file  string // fixture under the fixtures folder: AGENT-FOLDER/NAME.json
 	// fresh gives each run a session of its own (a prompt would otherwise
 	// get an empty answer after the first run: a session never gets the
-	// same memory twice; a tool call would be a duplicate).
+	// same memory twice; a tool call would be a duplicate). Run i's session
+	// is the same for each of the agent's fresh events, so its tool call
+	// comes after its prompt, as in a session.
 	fresh bool
 	// expect is text an answer holding memory contains.
 	expect string
