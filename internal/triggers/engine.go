@@ -554,9 +554,9 @@ func (e *Engine) OnFile(ctx context.Context, s Session, path string, edited bool
 // A file event brings the file's history the way `git log -- FILE` shows
 // it: one entry for each of the latest earlier sessions that touched it
 // (fileSessionScan of them, however far back; a session that edited it
-// forty times is one), each session
-// at most once in a session whichever file or prompt brought it, and the
-// file looked up once under each of the session's prompts. They are
+// forty times is one), each session at most once in a session whichever
+// file or prompt brought it, and the file looked up once under each of the
+// session's prompts. They are
 // ranked by recency (1 / (1 + i/fileRecencyHalf) for the i-th newest) times
 // 1 + filePromptBoost × how much of the session's prompt they hold relative
 // to the one that holds most (their summary's request and text, their
