@@ -144,6 +144,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Connector != nil {
 		conn = opts.Connector(conn)
 	}
+	conn = cacheStatements{conn}
 	x := sqlx.NewDb(sql.OpenDB(conn), "sqlite")
 	db := &DB{x: x, path: path, lockHeld: lockHeld, wait: opts.Wait, stepwise: opts.stepwise}
 	if !opts.NoMigrate {

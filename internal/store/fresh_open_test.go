@@ -189,3 +189,8 @@ func (c probeConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, e
 	c.probe(q)
 	return c.probedConn.PrepareContext(ctx, q)
 }
+
+func (c probeConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	c.probe(q)
+	return c.probedConn.QueryContext(ctx, q, args)
+}
