@@ -15,9 +15,9 @@ const stmtCacheSize = 128
 // cacheStatements opens connections that compile each statement once and
 // run it again from the compiled form. database/sql asks the driver to
 // compile every statement it runs and drops the result straight after, so
-// a hook that records ten entries compiled the same insert ten times; most
-// of a short process's statements are small and compiling was a large part
-// of their cost.
+// a hook that records ten entries compiled the same insert ten times. A
+// long-lived process gains most (the code benchmark's replay took 0.76 of
+// the time); a hook little, since most of its statements run once.
 type cacheStatements struct{ driver.Connector }
 
 func (k cacheStatements) Connect(ctx context.Context) (driver.Conn, error) {
