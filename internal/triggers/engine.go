@@ -84,11 +84,9 @@ type Searcher interface {
 	Search(ctx context.Context, q search.Query, r search.Ranking) ([]search.Hit, error)
 }
 
-// Checker tells how the files observations cite stand against the work
-// tree now (*cite.Checker).
+// Checker tells how the files observations cite, besides paths, stand
+// against the work tree now (*cite.Checker).
 type Checker interface {
-	Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error)
-	// CheckBesides is Check by the files cited besides paths.
 	CheckBesides(ctx context.Context, ids []int64, paths []string) (map[int64]memory.Standing, error)
 }
 
@@ -950,10 +948,11 @@ func (e *Engine) standing(ctx context.Context, cands []candidate, besides []stri
 	kept := out[:0]
 	for _, c := range out {
 		if s, ok := st[c.obs.ID]; ok && s.Stale {
-			if s.Gone && len(besides) > 0 {
-				s.Gone = false
-			} else if s.Gone {
-				continue
+			if s.Gone {
+				if len(besides) == 0 {
+					continue
+				}
+				s.Gone = false // it touched a file of besides, which is there
 			}
 			c.obs.Standing = &s
 			c.relevance *= memory.StaleWeight

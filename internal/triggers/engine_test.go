@@ -243,11 +243,6 @@ type countingChecker struct {
 	asked []int64
 }
 
-func (c *countingChecker) Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error) {
-	c.asked = append(c.asked, ids...)
-	return c.Checker.Check(ctx, ids)
-}
-
 func (c *countingChecker) CheckBesides(ctx context.Context, ids []int64, paths []string) (map[int64]memory.Standing, error) {
 	c.asked = append(c.asked, ids...)
 	return c.Checker.CheckBesides(ctx, ids, paths)
@@ -714,10 +709,6 @@ func TestFileActivityGivesTheRequest(t *testing.T) {
 
 // standings is a citation check that answers from a table.
 type standings map[int64]memory.Standing
-
-func (s standings) Check(ctx context.Context, ids []int64) (map[int64]memory.Standing, error) {
-	return s.CheckBesides(ctx, ids, nil)
-}
 
 // CheckBesides answers as cite.Checker does: by the other files alone.
 func (s standings) CheckBesides(_ context.Context, ids []int64, paths []string) (map[int64]memory.Standing, error) {
